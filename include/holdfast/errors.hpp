@@ -1,0 +1,47 @@
+// Exceptions thrown by holdfast, one type per kind of failure.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace holdfast {
+
+/// Base of every holdfast error. what() names what failed and what to do.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The server could not be reached, the connection dropped with the command in
+/// flight, or no connection came back within Config::timeout. Names host:port.
+class ConnectionError : public Error {
+public:
+    using Error::Error;
+};
+
+/// The server refused AUTH or SELECT: the credentials or database are wrong.
+class AuthError : public ConnectionError {
+public:
+    using ConnectionError::ConnectionError;
+};
+
+/// The server answered a command with an error reply (-ERR, -OOM, ...).
+class ServerError : public Error {
+public:
+    using Error::Error;
+};
+
+/// A key under the lock's name holds another type (a string, a list, ...).
+class WrongTypeError : public ServerError {
+public:
+    using ServerError::ServerError;
+};
+
+/// unlock() by an owner that does not hold the lock (Redisson's
+/// IllegalMonitorStateException). Names the lock and the owner id.
+class NotOwnerError : public Error {
+public:
+    using Error::Error;
+};
+
+}  // namespace holdfast

@@ -1,0 +1,7 @@
+// Everything holdfast offers, in one include.
+#pragma once
+
+#include "holdfast/client.hpp"
+#include "holdfast/config.hpp"
+#include "holdfast/errors.hpp"
+#include "holdfast/lock.hpp"

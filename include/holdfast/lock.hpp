@@ -1,0 +1,118 @@
+// holdfast::Lock: Redisson's reentrant RLock, byte-compatible with its data layout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <future>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "holdfast/client.hpp"
+
+namespace holdfast {
+
+/// A distributed reentrant lock stored as a Redis hash under `name`: field
+/// `<owner id>` holds the hold count, the key's TTL is the lease. A Java
+/// service using Redisson's RLock on the same name shares the lock.
+///
+/// Leases: without an explicit lease a hold gets Config::lock_watchdog_timeout
+/// (30 s) and the client's watchdog renews it every third of that until the
+/// final unlock, so a crashed holder frees the lock within one lease. With an
+/// explicit lease nothing renews it: the lock expires when the lease runs out.
+///
+/// Waiting: a refused caller subscribes to the lock's channel (one
+/// subscription per channel per client, shared by all its waiters), tries
+/// again, and sleeps until an unlock message or the holder's TTL, whichever
+/// comes first. Nothing polls.
+///
+/// Owners: the blocking members act for the calling thread (owner id
+/// Client::current_owner()); they meet the Lockable and TimedLockable
+/// requirements, so std::unique_lock and std::scoped_lock work. The async_
+/// members take an explicit owner id (Client::new_owner()), for work that
+/// hops threads.
+///
+/// Errors: std::invalid_argument for an empty name, a lease <= 0 or a negative
+/// wait; NotOwnerError when unlocking a lock the owner does not hold;
+/// WrongTypeError when the key holds another type; ConnectionError when the
+/// server cannot be reached within Config::timeout. A failed call leaves no
+/// renewal and no subscription behind.
+///
+/// Thread safety: a Lock object may be shared by threads; it holds only the
+/// name and a reference to its Client, which must outlive it.
+class Lock {
+public:
+    using Duration = std::chrono::milliseconds;
+
+    Lock(Client& client, std::string name);
+
+    const std::string& name() const { return name_; }
+
+    /// Waits as long as it takes; renewed by the watchdog.
+    void lock();
+    /// Waits as long as it takes; held for `lease`, not renewed.
+    void lock(Duration lease);
+    /// Takes the lock if it is free (or already ours); never waits.
+    bool try_lock();
+    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
+    template <class Rep, class Period>
+    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
+        return try_lock_for_ms(std::chrono::ceil<Duration>(wait), std::nullopt);
+    }
+    /// Waits up to `wait`; held for `lease`, not renewed.
+    bool try_lock_for(Duration wait, Duration lease) { return try_lock_for_ms(wait, lease); }
+    /// Waits until `deadline` on any clock; a deadline already past means try once.
+    template <class Clock, class ClockDuration>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
+        return try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
+    }
+    /// Releases one hold of the calling thread. Throws NotOwnerError if it holds none.
+    void unlock();
+
+    /// Deletes the lock whoever holds it and wakes the waiters. True if it was held.
+    bool force_unlock();
+    bool is_locked() const;
+    bool is_held_by_current_thread() const;
+    /// Holds of the calling thread (0 if none).
+    std::int64_t hold_count() const;
+    /// Time left on the lease; nullopt when the lock is free.
+    std::optional<Duration> remaining_ttl() const;
+
+    struct Holder {
+        std::string owner;
+        std::int64_t hold_count;
+    };
+    /// Every owner holding the lock, with its hold count (empty when free).
+    std::vector<Holder> holders() const;
+
+    /// Requested when the watchdog finds the calling thread's hold gone
+    /// (expired, force-unlocked, lost by the server). Attach a
+    /// std::stop_callback to be told. A token without a stop state is
+    /// returned when the thread holds no watchdog-renewed hold.
+    std::stop_token lease_lost_token() const;
+    std::stop_token lease_lost_token(const std::string& owner) const;
+
+    /// Async forms with an explicit owner; the future completes on the
+    /// client's event loop thread. `wait` zero means try once; nullopt lease
+    /// means watchdog-renewed. The future throws what the blocking forms throw.
+    std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
+                                     std::optional<Duration> lease = std::nullopt);
+    std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
+    std::future<void> async_unlock(std::string owner);
+
+private:
+    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
+    std::future<bool> acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease);
+    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease,
+                 std::function<void(std::exception_ptr, bool)> done);
+
+    Client* client_;
+    std::string name_;
+    std::string channel_;
+};
+
+}  // namespace holdfast

@@ -1,0 +1,94 @@
+#include "holdfast/client.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <future>
+#include <random>
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+
+namespace holdfast {
+namespace detail {
+namespace {
+
+std::string random_uuid() {
+    std::random_device device;
+    std::mt19937_64 rng((static_cast<std::uint64_t>(device()) << 32) ^ device());
+    const std::uint64_t hi = rng(), lo = rng();
+    char text[37];
+    // Version 4, variant 10: as java.util.UUID.randomUUID() prints it.
+    std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                  static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0x0fff),
+                  static_cast<unsigned>(0x8000 | ((lo >> 48) & 0x3fff)),
+                  static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+    return text;
+}
+
+void validate(const Config& config) {
+    auto positive = [](std::chrono::milliseconds d, const char* name) {
+        if (d <= std::chrono::milliseconds::zero())
+            throw std::invalid_argument(std::string("holdfast: Config::") + name + " must be > 0");
+    };
+    positive(config.connect_timeout, "connect_timeout");
+    positive(config.timeout, "timeout");
+    positive(config.retry_interval, "retry_interval");
+    positive(config.retry_interval_max, "retry_interval_max");
+    positive(config.lock_watchdog_timeout, "lock_watchdog_timeout");
+    if (config.lock_watchdog_timeout < std::chrono::milliseconds(3))
+        throw std::invalid_argument("holdfast: Config::lock_watchdog_timeout must be at least 3 ms");
+    if (config.connection_pool_size == 0)
+        throw std::invalid_argument("holdfast: Config::connection_pool_size must be at least 1");
+    if (config.lock_watchdog_batch_size == 0)
+        throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");
+    if (config.unix_socket.empty() && config.host.empty())
+        throw std::invalid_argument("holdfast: Config::host is empty");
+    if (config.database < 0) throw std::invalid_argument("holdfast: Config::database must be >= 0");
+}
+
+const Config& validated(const Config& config) {
+    validate(config);
+    return config;
+}
+
+}  // namespace
+
+ClientCore::ClientCore(const Config& config)
+    : transport(validated(config)),
+      watchdog(transport, config.lock_watchdog_timeout, config.lock_watchdog_batch_size),
+      uuid(random_uuid()) {}
+
+// The loop stops first: the watchdog's timer must not fire into a destroyed object.
+ClientCore::~ClientCore() { transport.shutdown(); }
+
+std::string ClientCore::current_owner() const {
+    static thread_local const long tid = ::syscall(SYS_gettid);
+    return uuid + ':' + std::to_string(tid);
+}
+
+std::string ClientCore::new_owner() { return uuid + ':' + std::to_string(next_owner_++); }
+
+}  // namespace detail
+
+Client::Client(const Config& config) : core_(std::make_unique<detail::ClientCore>(config)) {
+    // Fail here, naming the server, rather than at the first lock.
+    auto ready = std::make_shared<std::promise<void>>();
+    auto done = ready->get_future();
+    core_->transport.execute({}, {"PING"}, [ready](std::exception_ptr error, detail::Reply) {
+        if (error) ready->set_exception(error);
+        else ready->set_value();
+    });
+    done.get();
+}
+
+Client::Client(std::string_view uri) : Client(Config::from_uri(uri)) {}
+
+Client::~Client() = default;
+
+const std::string& Client::id() const { return core_->uuid; }
+std::string Client::current_owner() const { return core_->current_owner(); }
+std::string Client::new_owner() { return core_->new_owner(); }
+const Config& Client::config() const { return core_->transport.config(); }
+
+}  // namespace holdfast

@@ -1,0 +1,30 @@
+// What a Client shares with its locks: transport, watchdog, identity.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "holdfast/config.hpp"
+#include "scheduler/watchdog.hpp"
+#include "transport/transport.hpp"
+
+namespace holdfast::detail {
+
+class ClientCore {
+public:
+    explicit ClientCore(const Config& config);
+    ~ClientCore();
+
+    Transport transport;
+    Watchdog watchdog;
+    const std::string uuid;
+
+    std::string current_owner() const;
+    std::string new_owner();
+
+private:
+    // Explicit owners count from 2^32 so they never equal a Linux thread id.
+    std::atomic<std::uint64_t> next_owner_{std::uint64_t{1} << 32};
+};
+
+}  // namespace holdfast::detail

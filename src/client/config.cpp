@@ -1,0 +1,97 @@
+#include <charconv>
+#include <stdexcept>
+#include <string>
+
+#include "holdfast/config.hpp"
+
+namespace holdfast {
+namespace {
+
+[[noreturn]] void bad_uri(std::string_view uri, const std::string& why) {
+    throw std::invalid_argument("holdfast: bad Redis URI '" + std::string(uri) + "': " + why +
+                                " (expected redis://[user:password@]host[:port][/db] or unix:///path.sock)");
+}
+
+std::string percent_decode(std::string_view text, std::string_view uri) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out += text[i];
+            continue;
+        }
+        unsigned value = 0;
+        if (i + 2 >= text.size() || std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16).ptr !=
+                                             text.data() + i + 3)
+            bad_uri(uri, "bad %-escape");
+        out += static_cast<char>(value);
+        i += 2;
+    }
+    return out;
+}
+
+template <class Int>
+Int parse_number(std::string_view text, std::string_view uri, const char* what) {
+    Int value{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        bad_uri(uri, std::string(what) + " '" + std::string(text) + "' is not a number");
+    return value;
+}
+
+}  // namespace
+
+Config Config::from_uri(std::string_view uri) {
+    Config config;
+    constexpr std::string_view redis_scheme = "redis://", unix_scheme = "unix://";
+    if (uri.starts_with(unix_scheme)) {
+        std::string_view rest = uri.substr(unix_scheme.size());
+        if (auto q = rest.find("?db="); q != std::string_view::npos) {
+            config.database = parse_number<int>(rest.substr(q + 4), uri, "database");
+            rest = rest.substr(0, q);
+        }
+        if (rest.empty() || rest.front() != '/') bad_uri(uri, "the socket path must be absolute");
+        config.unix_socket = std::string(rest);
+        return config;
+    }
+    if (!uri.starts_with(redis_scheme)) bad_uri(uri, "unknown scheme");
+    std::string_view rest = uri.substr(redis_scheme.size());
+    if (auto at = rest.rfind('@'); at != std::string_view::npos) {
+        std::string_view userinfo = rest.substr(0, at);
+        rest = rest.substr(at + 1);
+        auto colon = userinfo.find(':');
+        if (colon == std::string_view::npos) {
+            config.password = percent_decode(userinfo, uri);  // redis://secret@host, as redis-cli -u takes it
+        } else {
+            config.username = percent_decode(userinfo.substr(0, colon), uri);
+            config.password = percent_decode(userinfo.substr(colon + 1), uri);
+        }
+    }
+    if (auto slash = rest.find('/'); slash != std::string_view::npos) {
+        if (slash + 1 < rest.size()) config.database = parse_number<int>(rest.substr(slash + 1), uri, "database");
+        rest = rest.substr(0, slash);
+    }
+    std::string_view host = rest;
+    if (rest.starts_with('[')) {  // [::1]:port
+        auto close = rest.find(']');
+        if (close == std::string_view::npos) bad_uri(uri, "unclosed '['");
+        host = rest.substr(1, close - 1);
+        rest = rest.substr(close + 1);
+        if (!rest.empty() && rest.front() != ':') bad_uri(uri, "junk after ']'");
+        if (!rest.empty()) config.port = parse_number<std::uint16_t>(rest.substr(1), uri, "port");
+    } else if (auto colon = rest.rfind(':'); colon != std::string_view::npos) {
+        host = rest.substr(0, colon);
+        config.port = parse_number<std::uint16_t>(rest.substr(colon + 1), uri, "port");
+    }
+    if (host.empty()) bad_uri(uri, "no host");
+    if (config.port == 0) bad_uri(uri, "port 0");
+    config.host = std::string(host);
+    return config;
+}
+
+std::string Config::server_name() const {
+    if (!unix_socket.empty()) return unix_socket;
+    if (host.find(':') != std::string::npos) return '[' + host + "]:" + std::to_string(port);
+    return host + ':' + std::to_string(port);
+}
+
+}  // namespace holdfast

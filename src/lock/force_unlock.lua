@@ -1,0 +1,8 @@
+-- Force unlock: delete the lock whoever holds it and wake the waiters.
+-- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message, ARGV[2] publish command.
+-- Reply 1 when a lock was deleted, else 0.
+if redis.call('del', KEYS[1]) == 1 then
+    redis.call(ARGV[2], KEYS[2], ARGV[1])
+    return 1
+end
+return 0

@@ -1,0 +1,205 @@
+#include "holdfast/lock.hpp"
+
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
+#include "holdfast_scripts.hpp"
+#include "primitive/acquire.hpp"
+#include "primitive/errors.hpp"
+#include "primitive/names.hpp"
+
+namespace holdfast {
+
+using detail::Attempt;
+using detail::Reply;
+
+namespace {
+
+constexpr std::string_view unlock_message = "0";
+constexpr std::string_view publish_command = "publish";
+
+void check_lease(std::optional<Lock::Duration> lease) {
+    if (lease && *lease <= Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: lease must be > 0 ms, got " + std::to_string(lease->count()) + " ms");
+}
+
+void check_wait(Lock::Duration wait) {
+    if (wait < Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
+}
+
+// Blocks on a one-shot command and returns its reply, throwing what failed.
+Reply query(detail::ClientCore& core, const std::string& key, std::string what,
+            std::vector<std::string_view> args) {
+    auto promise = std::make_shared<std::promise<Reply>>();
+    auto future = promise->get_future();
+    core.transport.execute(key, args, [&core, key, what, promise](std::exception_ptr error, Reply reply) {
+        if (error) return promise->set_exception(error);
+        if (!reply.is_error()) return promise->set_value(std::move(reply));
+        detail::reply_error(core.transport, key, what, reply,
+                            [promise](std::exception_ptr e) { promise->set_exception(e); });
+    });
+    return future.get();
+}
+
+}  // namespace
+
+Lock::Lock(Client& client, std::string name)
+    : client_(&client), name_(std::move(name)), channel_(detail::lock_channel(name_)) {
+    if (name_.empty()) throw std::invalid_argument("holdfast: a lock name must not be empty");
+}
+
+void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease,
+                   std::function<void(std::exception_ptr, bool)> done) {
+    auto& core = client_->core();
+    const bool watchdog = !lease;
+    const std::string lease_ms = std::to_string((lease ? *lease : core.watchdog.lease()).count());
+
+    detail::AcquireRequest request;
+    request.channel = channel_;
+    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.attempt = [&core, name = name_, owner, lease_ms](std::function<void(Attempt)> report) {
+        core.transport.eval(scripts::lock_acquire, {name}, {lease_ms, owner},
+                            [&core, name, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                                if (error) return report(Attempt::failed(error));
+                                if (reply.is_nil()) return report(Attempt::acquired());
+                                if (reply.is_integer()) return report(Attempt::refused(reply.integer));
+                                detail::reply_error(core.transport, name, "lock", reply, [report](std::exception_ptr e) {
+                                    report(Attempt::failed(e));
+                                });
+                            });
+    };
+    detail::acquire(core.transport, std::move(request),
+                    [&core, name = name_, owner, watchdog, done = std::move(done)](std::exception_ptr error,
+                                                                                 bool acquired) {
+                        // Tracked before the caller learns it holds the lock, so renewal never lags.
+                        if (!error && acquired && watchdog)
+                            core.watchdog.track(scripts::lock_renew, name, owner);
+                        done(error, acquired);
+                    });
+}
+
+std::future<bool> Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease) {
+    auto promise = std::make_shared<std::promise<bool>>();
+    auto future = promise->get_future();
+    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired) {
+        if (error) promise->set_exception(error);
+        else promise->set_value(acquired);
+    });
+    return future;
+}
+
+void Lock::lock() { acquire(client_->current_owner(), std::nullopt, std::nullopt).get(); }
+
+void Lock::lock(Duration lease) {
+    check_lease(lease);
+    acquire(client_->current_owner(), std::nullopt, lease).get();
+}
+
+bool Lock::try_lock() { return acquire(client_->current_owner(), Duration::zero(), std::nullopt).get(); }
+
+bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
+    check_wait(wait);
+    check_lease(lease);
+    return acquire(client_->current_owner(), wait, lease).get();
+}
+
+void Lock::unlock() { async_unlock(client_->current_owner()).get(); }
+
+std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+    check_wait(wait);
+    check_lease(lease);
+    return acquire(std::move(owner), wait, lease);
+}
+
+std::future<void> Lock::async_lock(std::string owner, std::optional<Duration> lease) {
+    check_lease(lease);
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool) {
+        if (error) promise->set_exception(error);
+        else promise->set_value();
+    });
+    return future;
+}
+
+std::future<void> Lock::async_unlock(std::string owner) {
+    auto& core = client_->core();
+    const std::string lease_ms = std::to_string(core.watchdog.lease().count());
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    core.transport.eval(
+        scripts::lock_release, {name_, channel_}, {unlock_message, lease_ms, owner, publish_command},
+        [&core, name = name_, owner, promise](std::exception_ptr error, Reply reply) {
+            if (error || reply.is_error()) {
+                // Outcome unknown or refused: stop renewing, the lease will end it.
+                core.watchdog.forget(name, owner);
+                if (error) return promise->set_exception(error);
+                return detail::reply_error(core.transport, name, "unlock", reply,
+                                           [promise](std::exception_ptr e) { promise->set_exception(e); });
+            }
+            if (reply.is_nil()) {
+                core.watchdog.forget(name, owner);
+                return promise->set_exception(std::make_exception_ptr(NotOwnerError(
+                    "holdfast: cannot unlock '" + name + "': owner " + owner +
+                    " does not hold it (never locked, already unlocked, or its lease ran out)")));
+            }
+            core.watchdog.untrack(name, owner, reply.integer == 1);
+            promise->set_value();
+        });
+    return future;
+}
+
+bool Lock::force_unlock() {
+    auto& core = client_->core();
+    auto promise = std::make_shared<std::promise<bool>>();
+    auto future = promise->get_future();
+    core.transport.eval(scripts::lock_force_unlock, {name_, channel_}, {unlock_message, publish_command},
+                        [&core, name = name_, promise](std::exception_ptr error, Reply reply) {
+                            if (error) return promise->set_exception(error);
+                            if (reply.is_error())
+                                return detail::reply_error(core.transport, name, "force-unlock", reply,
+                                                           [promise](std::exception_ptr e) { promise->set_exception(e); });
+                            promise->set_value(reply.integer == 1);
+                        });
+    return future.get();
+}
+
+bool Lock::is_locked() const {
+    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
+}
+
+bool Lock::is_held_by_current_thread() const {
+    const std::string owner = client_->current_owner();
+    return query(client_->core(), name_, "query lock", {"HEXISTS", name_, owner}).integer == 1;
+}
+
+std::int64_t Lock::hold_count() const {
+    const std::string owner = client_->current_owner();
+    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, owner});
+    return reply.is_nil() ? 0 : std::stoll(reply.str);
+}
+
+std::optional<Lock::Duration> Lock::remaining_ttl() const {
+    Reply reply = query(client_->core(), name_, "query lock", {"PTTL", name_});
+    if (reply.integer == -2) return std::nullopt;
+    if (reply.integer == -1) return Duration::max();
+    return Duration(reply.integer);
+}
+
+std::vector<Lock::Holder> Lock::holders() const {
+    Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
+    std::vector<Holder> result;
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
+        result.push_back({reply.elements[i].str, std::stoll(reply.elements[i + 1].str)});
+    return result;
+}
+
+std::stop_token Lock::lease_lost_token() const { return lease_lost_token(client_->current_owner()); }
+
+std::stop_token Lock::lease_lost_token(const std::string& owner) const {
+    return client_->core().watchdog.lease_lost(name_, owner);
+}
+
+}  // namespace holdfast

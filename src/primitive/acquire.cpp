@@ -1,0 +1,115 @@
+#include "primitive/acquire.hpp"
+
+#include <asio.hpp>
+
+#include "transport/subscriber.hpp"
+#include "transport/transport.hpp"
+
+namespace holdfast::detail {
+
+bool redisson_wakes_all(std::string_view payload) { return payload == "1"; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Lives on the loop thread. States: attempting (a try in flight) or sleeping
+// (timer armed, listening); `woken` records a wake-up that arrived while a
+// try was in flight, since that try may have run before the release.
+class AcquireOperation : public ChannelListener, public std::enable_shared_from_this<AcquireOperation> {
+public:
+    AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
+        : transport_(transport), request_(std::move(request)), done_(std::move(done)), timer_(transport.loop()) {}
+
+    void start() { attempt(); }
+
+    void on_subscribed() override {
+        if (finished_) return;
+        if (attempting_) {
+            woken_ = true;
+            return;
+        }
+        timer_.cancel();
+        attempt();
+    }
+
+    bool on_message(std::string_view payload) override {
+        if (finished_) return false;
+        const bool all = request_.wakes_all(payload);
+        if (attempting_) {
+            if (woken_) return false;  // already due to retry: pass the wake-up on
+            woken_ = true;
+            return !all;
+        }
+        timer_.cancel();
+        attempt();
+        return !all;
+    }
+
+private:
+    void attempt() {
+        attempting_ = true;
+        woken_ = false;
+        request_.attempt([self = shared_from_this()](Attempt result) { self->on_attempt(std::move(result)); });
+    }
+
+    void on_attempt(Attempt result) {
+        attempting_ = false;
+        switch (result.outcome) {
+            case Attempt::Outcome::acquired: return finish(nullptr, true);
+            case Attempt::Outcome::failed: return finish(result.error, false);
+            case Attempt::Outcome::refused: break;
+        }
+        if (request_.deadline && *request_.deadline <= Clock::now()) return finish(nullptr, false);
+        if (!subscribed_) {
+            subscribed_ = true;
+            // Runs on_subscribed() (and so the next attempt) at once if the
+            // channel is already active; otherwise on confirmation.
+            transport_.subscriber().add(request_.channel, shared_from_this());
+            if (attempting_ || finished_) return;
+        }
+        if (woken_) return attempt();
+        sleep(result.ttl);
+    }
+
+    // Until a message, the holder's TTL or the deadline, whichever is first.
+    void sleep(long long ttl) {
+        auto wake = request_.deadline.value_or(Clock::time_point::max());
+        if (ttl == -2) ttl = 0;  // released between checks: retry now
+        if (ttl >= 0) wake = std::min(wake, Clock::now() + std::chrono::milliseconds(ttl));
+        timer_.expires_at(wake);
+        timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+            if (ec || self->finished_ || self->attempting_) return;
+            if (self->request_.deadline && *self->request_.deadline <= Clock::now())
+                return self->finish(nullptr, false);
+            self->attempt();
+        });
+    }
+
+    void finish(std::exception_ptr error, bool acquired) {
+        finished_ = true;
+        timer_.cancel();
+        if (subscribed_) transport_.subscriber().remove(request_.channel, this);
+        auto done = std::move(done_);
+        done(std::move(error), acquired);
+    }
+
+    Transport& transport_;
+    AcquireRequest request_;
+    AcquireHandler done_;
+    asio::steady_timer timer_;
+    bool attempting_ = false;
+    bool woken_ = false;
+    bool subscribed_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace
+
+void acquire(Transport& transport, AcquireRequest request, AcquireHandler done) {
+    // The first attempt is sent from the caller's thread: Connection::submit is
+    // thread-safe and orders the operation's writes before the loop sees the reply.
+    std::make_shared<AcquireOperation>(transport, std::move(request), std::move(done))->start();
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,26 @@
+#include "primitive/errors.hpp"
+
+#include "holdfast/errors.hpp"
+#include "transport/transport.hpp"
+
+namespace holdfast::detail {
+
+void reply_error(Transport& transport, const std::string& key, std::string what, const Reply& reply,
+                 std::function<void(std::exception_ptr)> done) {
+    const std::string server = transport.config().server_name();
+    if (reply.str.find("WRONGTYPE") == std::string::npos) {
+        done(std::make_exception_ptr(ServerError("holdfast: " + what + " '" + key + "' failed on " + server + ": " +
+                                                 reply.str)));
+        return;
+    }
+    transport.execute(key, {"TYPE", key},
+                      [key, what, server, done = std::move(done)](std::exception_ptr error, Reply type) {
+                          const std::string held = error || type.is_error() ? "another type" : "a " + type.str;
+                          done(std::make_exception_ptr(
+                              WrongTypeError("holdfast: cannot " + what + " '" + key + "' on " + server +
+                                             ": the key holds " + held +
+                                             ", not a lock; pick another name or delete the key")));
+                      });
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,105 @@
+#include "transport/reply.hpp"
+
+#include <hiredis/hiredis.h>
+#include <hiredis/read.h>
+
+#include <stdexcept>
+
+namespace holdfast::detail {
+namespace {
+
+// hiredis builds nested replies by handing each element its parent's object.
+// The root is heap-allocated; elements live inside their parent's vector,
+// which createArray sizes up front so their addresses stay put.
+Reply* place(const redisReadTask* task, Reply&& value) {
+    if (task->parent == nullptr) return new Reply(std::move(value));
+    auto* parent = static_cast<Reply*>(task->parent->obj);
+    Reply& slot = parent->elements[static_cast<std::size_t>(task->idx)];
+    slot = std::move(value);
+    return &slot;
+}
+
+void* create_string(const redisReadTask* task, char* str, size_t len) {
+    Reply r;
+    switch (task->type) {
+        case REDIS_REPLY_ERROR: r.type = Reply::Type::error; break;
+        case REDIS_REPLY_STATUS: r.type = Reply::Type::status; break;
+        default: r.type = Reply::Type::string; break;
+    }
+    r.str.assign(str, len);
+    return place(task, std::move(r));
+}
+
+void* create_array(const redisReadTask* task, int elements) {
+    Reply r;
+    r.type = Reply::Type::array;
+    r.elements.resize(static_cast<std::size_t>(elements));
+    return place(task, std::move(r));
+}
+
+void* create_integer(const redisReadTask* task, long long value) {
+    Reply r;
+    r.type = Reply::Type::integer;
+    r.integer = value;
+    return place(task, std::move(r));
+}
+
+void* create_nil(const redisReadTask* task) { return place(task, Reply{}); }
+
+// Only roots are ever freed by hiredis; elements go with their root.
+void free_object(void* obj) { delete static_cast<Reply*>(obj); }
+
+redisReplyObjectFunctions reply_functions{create_string, create_array, create_integer, create_nil,
+                                          free_object};
+
+}  // namespace
+
+bool Reply::is_error_code(std::string_view code) const {
+    return type == Type::error && std::string_view(str).substr(0, code.size()) == code &&
+           (str.size() == code.size() || str[code.size()] == ' ');
+}
+
+std::string Reply::describe() const {
+    switch (type) {
+        case Type::nil: return "(nil)";
+        case Type::integer: return std::to_string(integer);
+        case Type::string: return '"' + str + '"';
+        case Type::status: return str;
+        case Type::error: return "(error) " + str;
+        case Type::array: {
+            std::string out = "[";
+            for (std::size_t i = 0; i < elements.size(); ++i) {
+                if (i) out += ", ";
+                out += elements[i].describe();
+            }
+            return out + "]";
+        }
+    }
+    return "?";
+}
+
+ReplyReader::ReplyReader() : reader_(redisReaderCreateWithFunctions(&reply_functions)) {
+    if (!reader_) throw std::bad_alloc();
+}
+
+ReplyReader::~ReplyReader() { redisReaderFree(reader_); }
+
+void ReplyReader::feed(const char* data, std::size_t size) {
+    if (redisReaderFeed(reader_, data, size) != REDIS_OK)
+        throw std::runtime_error(std::string("RESP reader: ") + reader_->errstr);
+}
+
+std::unique_ptr<Reply> ReplyReader::next() {
+    void* obj = nullptr;
+    if (redisReaderGetReply(reader_, &obj) != REDIS_OK)
+        throw std::runtime_error(std::string("the server's reply is not RESP: ") + reader_->errstr);
+    return std::unique_ptr<Reply>(static_cast<Reply*>(obj));
+}
+
+void ReplyReader::reset() {
+    redisReaderFree(reader_);
+    reader_ = redisReaderCreateWithFunctions(&reply_functions);
+    if (!reader_) throw std::bad_alloc();
+}
+
+}  // namespace holdfast::detail

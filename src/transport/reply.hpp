@@ -1,0 +1,51 @@
+// A RESP reply as holdfast sees it, and the parser that builds it from bytes.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct redisReader;
+
+namespace holdfast::detail {
+
+struct Reply {
+    enum class Type { nil, integer, string, status, error, array };
+
+    Type type = Type::nil;
+    long long integer = 0;
+    std::string str;               // string, status and error replies
+    std::vector<Reply> elements;   // array replies
+
+    bool is_nil() const { return type == Type::nil; }
+    bool is_error() const { return type == Type::error; }
+    bool is_integer() const { return type == Type::integer; }
+    bool is_array() const { return type == Type::array; }
+    /// True for an error reply whose code (first word) is `code`, e.g. "NOSCRIPT".
+    bool is_error_code(std::string_view code) const;
+    /// A one-line rendering for error messages and the CLI.
+    std::string describe() const;
+};
+
+/// Incremental RESP2 parser: hiredis's reader with Reply as its object type.
+class ReplyReader {
+public:
+    ReplyReader();
+    ~ReplyReader();
+    ReplyReader(const ReplyReader&) = delete;
+    ReplyReader& operator=(const ReplyReader&) = delete;
+
+    void feed(const char* data, std::size_t size);
+    /// Next complete reply, or nullptr when more bytes are needed.
+    /// Throws std::runtime_error when the stream is not RESP.
+    std::unique_ptr<Reply> next();
+    /// Drops buffered bytes and any half-parsed reply (after a reconnect).
+    void reset();
+
+private:
+    redisReader* reader_;
+};
+
+}  // namespace holdfast::detail

@@ -1,0 +1,91 @@
+#include "transport/subscriber.hpp"
+
+#include "transport/command.hpp"
+
+namespace holdfast::detail {
+
+Subscriber::Subscriber(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {
+    connection_->on_ready = [this] { on_ready(); };
+    connection_->on_push = [this](Reply reply) { on_push(reply); };
+}
+
+void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener> listener) {
+    auto& entry = channels_[channel];
+    entry.listeners.push_back(listener);
+    if (entry.active) {
+        listener->on_subscribed();
+        return;
+    }
+    if (!entry.wanted) {
+        entry.wanted = true;
+        if (connection_->ready()) send("SUBSCRIBE", channel);
+    }
+}
+
+void Subscriber::remove(const std::string& channel, const ChannelListener* listener) {
+    auto it = channels_.find(channel);
+    if (it == channels_.end()) return;
+    auto& listeners = it->second.listeners;
+    std::erase_if(listeners, [listener](const auto& l) { return l.get() == listener; });
+    if (!listeners.empty()) return;
+    it->second.wanted = false;
+    it->second.active = false;
+    if (connection_->ready()) send("UNSUBSCRIBE", channel);
+    if (it->second.pending_replies == 0) channels_.erase(it);  // not connected: nothing to undo
+}
+
+std::size_t Subscriber::channel_count() const {
+    std::size_t n = 0;
+    for (const auto& [name, entry] : channels_) n += entry.listeners.empty() ? 0 : 1;
+    return n;
+}
+
+void Subscriber::send(std::string_view command, const std::string& channel) {
+    ++channels_[channel].pending_replies;
+    connection_->submit(encode_command({command, channel}), nullptr);
+}
+
+// A new connection has no subscriptions: forget what was pending on the old
+// one and subscribe again to every channel someone still waits on.
+void Subscriber::on_ready() {
+    for (auto it = channels_.begin(); it != channels_.end();) {
+        it->second.pending_replies = 0;
+        it->second.active = false;
+        if (!it->second.wanted) {
+            it = channels_.erase(it);
+            continue;
+        }
+        send("SUBSCRIBE", it->first);
+        ++it;
+    }
+}
+
+void Subscriber::on_push(const Reply& reply) {
+    if (!reply.is_array() || reply.elements.size() < 3) return;
+    const std::string& kind = reply.elements[0].str;
+    const std::string& channel = reply.elements[1].str;
+    auto it = channels_.find(channel);
+    if (it == channels_.end()) return;
+    auto& entry = it->second;
+    if (kind == "message") {
+        // Copy: a listener may leave (and so edit the list) while it is offered the message.
+        auto listeners = entry.listeners;
+        for (auto& l : listeners)
+            if (l->on_message(reply.elements[2].str)) break;
+        return;
+    }
+    if (kind != "subscribe" && kind != "unsubscribe") return;
+    if (entry.pending_replies > 0) --entry.pending_replies;
+    if (entry.pending_replies > 0) return;
+    if (!entry.wanted) {
+        channels_.erase(it);
+        return;
+    }
+    if (kind == "subscribe" && !entry.active) {
+        entry.active = true;
+        auto listeners = entry.listeners;
+        for (auto& l : listeners) l->on_subscribed();
+    }
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,59 @@
+// Pub/sub for one server: one connection, one SUBSCRIBE per channel shared by
+// all local listeners, unsubscribed when the last one leaves.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transport/connection.hpp"
+
+namespace holdfast::detail {
+
+/// Something waiting on a channel. Runs on the io thread.
+class ChannelListener {
+public:
+    virtual ~ChannelListener() = default;
+    /// The subscription is active (first time, and again after a reconnect,
+    /// when messages may have been missed).
+    virtual void on_subscribed() = 0;
+    /// A message arrived. Listeners are offered it in the order they joined;
+    /// returning true consumes it so later listeners do not see it.
+    virtual bool on_message(std::string_view payload) = 0;
+};
+
+/// Thread safety: io thread only.
+class Subscriber {
+public:
+    explicit Subscriber(std::shared_ptr<Connection> connection);
+
+    /// Adds a listener to `channel`, subscribing if it is the first. When the
+    /// subscription is already active, on_subscribed() runs before this returns.
+    void add(const std::string& channel, std::shared_ptr<ChannelListener> listener);
+    /// Removes the listener; the last one out unsubscribes.
+    void remove(const std::string& channel, const ChannelListener* listener);
+
+    /// Channels with at least one listener (for tests and diagnostics).
+    std::size_t channel_count() const;
+
+    void stop() { connection_->stop(); }
+
+private:
+    struct Channel {
+        std::vector<std::shared_ptr<ChannelListener>> listeners;
+        bool wanted = false;     // the last command sent for it was SUBSCRIBE
+        bool active = false;     // confirmed and nothing pending
+        int pending_replies = 0; // SUBSCRIBE/UNSUBSCRIBE replies still to come
+    };
+
+    void on_ready();
+    void on_push(const Reply& reply);
+    void send(std::string_view command, const std::string& channel);
+
+    std::shared_ptr<Connection> connection_;
+    std::map<std::string, Channel, std::less<>> channels_;
+};
+
+}  // namespace holdfast::detail

@@ -1,0 +1,65 @@
+#include "transport/transport.hpp"
+
+#include <functional>
+
+#include "transport/command.hpp"
+
+namespace holdfast::detail {
+
+Transport::Transport(const Config& config) : config_(config), work_(asio::make_work_guard(io_)) {
+    const std::size_t pool = std::max<std::size_t>(1, config_.connection_pool_size);
+    for (std::size_t i = 0; i < pool; ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
+    auto pubsub = std::make_shared<Connection>(io_, config_);
+    subscriber_ = std::make_unique<Subscriber>(pubsub);
+    for (auto& c : connections_) c->start();
+    pubsub->start();
+    thread_ = std::thread([this] { io_.run(); });
+}
+
+Transport::~Transport() { shutdown(); }
+
+void Transport::shutdown() {
+    if (!thread_.joinable()) return;
+    asio::post(io_, [this] {
+        for (auto& c : connections_) c->stop();
+        subscriber_->stop();
+    });
+    work_.reset();
+    // Let stop() fail what is queued, then end the loop.
+    asio::post(io_, [this] { io_.stop(); });
+    thread_.join();
+}
+
+std::size_t Transport::shard_of(std::string_view key) const {
+    return std::hash<std::string_view>{}(key) % connections_.size();
+}
+
+Connection& Transport::connection_for(std::string_view key) { return *connections_[shard_of(key)]; }
+
+void Transport::execute(std::string_view key, const std::vector<std::string_view>& args, ReplyHandler handler) {
+    connection_for(key).submit(encode_command(args), std::move(handler));
+}
+
+void Transport::eval(const Script& script, const std::vector<std::string_view>& keys,
+                     const std::vector<std::string_view>& args, ReplyHandler handler) {
+    const std::string numkeys = std::to_string(keys.size());
+    std::vector<std::string_view> argv{"EVALSHA", script.sha1, numkeys};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    Connection& connection = connection_for(keys.empty() ? std::string_view{} : keys.front());
+    // Kept to build the EVAL form, needed only if the server lost the script.
+    auto retained = std::make_shared<std::vector<std::string>>(argv.begin(), argv.end());
+    connection.submit(encode_command(argv), [&connection, &script, retained, handler = std::move(handler)](
+                                                std::exception_ptr error, Reply reply) mutable {
+        if (!error && reply.is_error_code("NOSCRIPT")) {
+            std::vector<std::string_view> eval_form(retained->begin(), retained->end());
+            eval_form[0] = "EVAL";
+            eval_form[1] = script.body;
+            connection.submit(encode_command(eval_form), std::move(handler));
+            return;
+        }
+        handler(error, std::move(reply));
+    });
+}
+
+}  // namespace holdfast::detail

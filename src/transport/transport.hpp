@@ -1,0 +1,63 @@
+// The transport: an event loop thread, command connections, pub/sub and scripts.
+// It routes a command "for key K" to a connection; it knows nothing of locks.
+#pragma once
+
+#include <asio.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "holdfast/config.hpp"
+#include "transport/connection.hpp"
+#include "transport/script.hpp"
+#include "transport/subscriber.hpp"
+
+namespace holdfast::detail {
+
+/// Thread safety: execute() and eval() may be called from any thread; their
+/// handlers run on the event loop thread. subscriber() and run_on_loop()'s
+/// function belong to the event loop thread.
+class Transport {
+public:
+    explicit Transport(const Config& config);
+    ~Transport();
+    /// Fails what is queued, closes the connections and joins the loop thread.
+    /// Idempotent; objects with timers on the loop are destroyed after it.
+    void shutdown();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    /// Sends one command on the connection that serves `key` (empty: any).
+    void execute(std::string_view key, const std::vector<std::string_view>& args, ReplyHandler handler);
+
+    /// Runs `script` by EVALSHA; on NOSCRIPT (after SCRIPT FLUSH or a restart)
+    /// sends it again by EVAL, which also caches it. Routed by keys[0].
+    void eval(const Script& script, const std::vector<std::string_view>& keys,
+              const std::vector<std::string_view>& args, ReplyHandler handler);
+
+    /// The shard (connection index) serving `key`: callers batching several
+    /// keys in one script group them by this.
+    std::size_t shard_of(std::string_view key) const;
+
+    Subscriber& subscriber() { return *subscriber_; }
+    asio::io_context& loop() { return io_; }
+    void run_on_loop(std::function<void()> fn) { asio::post(io_, std::move(fn)); }
+    bool on_loop_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+
+    const Config& config() const { return config_; }
+
+private:
+    Connection& connection_for(std::string_view key);
+
+    Config config_;
+    asio::io_context io_;
+    asio::executor_work_guard<asio::io_context::executor_type> work_;
+    std::vector<std::shared_ptr<Connection>> connections_;
+    std::unique_ptr<Subscriber> subscriber_;
+    std::thread thread_;
+};
+
+}  // namespace holdfast::detail

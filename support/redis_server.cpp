@@ -1,0 +1,117 @@
+#include "redis_server.hpp"
+
+#include <arpa/inet.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+namespace holdfast::support {
+
+std::uint16_t free_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw std::runtime_error("free_port: cannot bind a loopback socket");
+    }
+    ::close(fd);
+    return ntohs(addr.sin_port);
+}
+
+RedisServer::RedisServer(std::vector<std::string> extra) : extra_(std::move(extra)) {
+    char pattern[] = "/tmp/holdfast-redis-XXXXXX";
+    if (!::mkdtemp(pattern)) throw std::runtime_error("RedisServer: mkdtemp failed");
+    dir_ = pattern;
+    for (int attempt = 0;; ++attempt) {
+        port_ = free_port();
+        if (port_ == 6379) continue;
+        try {
+            spawn();
+            return;
+        } catch (const std::exception&) {
+            if (attempt == 2) throw;  // the port may have been taken between probe and bind
+        }
+    }
+}
+
+RedisServer::~RedisServer() {
+    if (pid_ > 0) {
+        ::kill(pid_, SIGCONT);
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+}
+
+void RedisServer::spawn() {
+    std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                                  "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile",
+                                  dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"};
+    args.insert(args.end(), extra_.begin(), extra_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("RedisServer: fork failed");
+    if (pid_ == 0) {
+        ::setpgid(0, 0);  // keep terminal signals (Ctrl-C) for the parent to handle
+        ::execvp("redis-server", argv.data());
+        std::_Exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
+            throw std::runtime_error("redis-server exited at start; see " + dir_ + "/redis.log");
+        }
+        timeval tv{0, 200000};
+        if (redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, tv)) {
+            bool up = false;
+            if (!c->err) {
+                auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
+                up = r && r->type == REDIS_REPLY_STATUS;
+                if (r) freeReplyObject(r);
+            }
+            redisFree(c);
+            if (up) return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill();
+    throw std::runtime_error("redis-server on port " + std::to_string(port_) + " did not answer within 10 s; see " +
+                             dir_ + "/redis.log");
+}
+
+void RedisServer::kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGCONT);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+}
+
+void RedisServer::restart() {
+    kill();
+    spawn();
+}
+
+void RedisServer::pause() { ::kill(pid_, SIGSTOP); }
+void RedisServer::resume() { ::kill(pid_, SIGCONT); }
+
+}  // namespace holdfast::support

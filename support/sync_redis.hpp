@@ -1,0 +1,36 @@
+// A plain blocking hiredis connection, for looking at Redis from outside
+// holdfast (tests check raw keys with it) and for the demo's business data.
+#pragma once
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace holdfast::support {
+
+struct ReplyDeleter {
+    void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+
+class SyncRedis {
+public:
+    SyncRedis(const std::string& host, int port);
+    explicit SyncRedis(int port) : SyncRedis("127.0.0.1", port) {}
+    SyncRedis(const SyncRedis&) = delete;
+    SyncRedis& operator=(const SyncRedis&) = delete;
+
+    /// Runs one command; throws std::runtime_error on an I/O error (not on an error reply).
+    ReplyPtr command(const std::vector<std::string>& args);
+    /// Integer reply, or the string reply parsed as one; throws on anything else.
+    long long integer(const std::vector<std::string>& args);
+    /// String or status reply; "" for nil; throws on an error reply.
+    std::string string(const std::vector<std::string>& args);
+
+private:
+    std::unique_ptr<redisContext, void (*)(redisContext*)> context_;
+};
+
+}  // namespace holdfast::support

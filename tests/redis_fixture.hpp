@@ -1,0 +1,48 @@
+// A redis-server of the test's own, a client on it, and a raw connection to look with.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "holdfast/holdfast.hpp"
+#include "redis_server.hpp"
+#include "sync_redis.hpp"
+
+namespace holdfast::testing {
+
+using namespace std::chrono_literals;
+
+class RedisTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        server = std::make_unique<support::RedisServer>(server_args());
+        raw = std::make_unique<support::SyncRedis>(server->port());
+    }
+
+    virtual std::vector<std::string> server_args() { return {}; }
+
+    Config config() const {
+        Config c;
+        c.port = server->port();
+        return c;
+    }
+
+    std::unique_ptr<support::RedisServer> server;
+    std::unique_ptr<support::SyncRedis> raw;
+};
+
+/// Waits for `condition` with a generous deadline instead of sleeping and hoping.
+inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (condition()) return true;
+        std::this_thread::sleep_for(5ms);
+    }
+    return condition();
+}
+
+}  // namespace holdfast::testing
