@@ -85,7 +85,7 @@ void RedisServer::spawn() {
             bool up = false;
             if (!c->err) {
                 auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
-                up = r && r->type == REDIS_REPLY_STATUS;
+                up = r != nullptr;  // PONG, or NOAUTH when a password is required
                 if (r) freeReplyObject(r);
             }
             redisFree(c);

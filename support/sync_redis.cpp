@@ -24,6 +24,14 @@ ReplyPtr SyncRedis::command(const std::vector<std::string>& args) {
     return ReplyPtr(reply);
 }
 
+ReplyPtr SyncRedis::read_reply() {
+    redisSetTimeout(context_.get(), timeval{10, 0});
+    void* reply = nullptr;
+    if (redisGetReply(context_.get(), &reply) != REDIS_OK || !reply)
+        throw std::runtime_error(std::string("SyncRedis: no reply: ") + context_->errstr);
+    return ReplyPtr(static_cast<redisReply*>(reply));
+}
+
 long long SyncRedis::integer(const std::vector<std::string>& args) {
     auto r = command(args);
     if (r->type == REDIS_REPLY_INTEGER) return r->integer;

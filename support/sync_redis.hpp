@@ -24,6 +24,8 @@ public:
 
     /// Runs one command; throws std::runtime_error on an I/O error (not on an error reply).
     ReplyPtr command(const std::vector<std::string>& args);
+    /// The next pushed reply (after SUBSCRIBE); throws if none comes within 10 s.
+    ReplyPtr read_reply();
     /// Integer reply, or the string reply parsed as one; throws on anything else.
     long long integer(const std::vector<std::string>& args);
     /// String or status reply; "" for nil; throws on an error reply.

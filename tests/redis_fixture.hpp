@@ -25,6 +25,22 @@ protected:
 
     virtual std::vector<std::string> server_args() { return {}; }
 
+    /// Calls of `command` (lowercase, e.g. "evalsha") since the last CONFIG RESETSTAT.
+    long long calls(const std::string& command) const {
+        const std::string info = raw->string({"INFO", "commandstats"});
+        const std::string tag = "cmdstat_" + command + ":calls=";
+        const auto at = info.find(tag);
+        return at == std::string::npos ? 0 : std::stoll(info.substr(at + tag.size()));
+    }
+
+    /// Script calls: what one acquire attempt, release or renewal costs.
+    long long script_calls() const { return calls("evalsha") + calls("eval"); }
+
+    /// Subscribers of `channel` on the server.
+    long long subscribers(const std::string& channel) const {
+        return raw->command({"PUBSUB", "NUMSUB", channel})->element[1]->integer;
+    }
+
     Config config() const {
         Config c;
         c.port = server->port();

@@ -1,3 +1,9 @@
+// The RLock's API: reentrancy, queries, owners, std lock adaptors, bad input.
+#include <future>
+#include <mutex>
+#include <regex>
+
+#include "client/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -14,9 +20,139 @@ TEST_F(LockBasics, ReentrantHoldCountIsVisibleInRedis) {
     EXPECT_EQ(raw->string({"HGET", "orders", client.current_owner()}), "2");
     lock.unlock();
     EXPECT_EQ(raw->string({"HGET", "orders", client.current_owner()}), "1");
+    EXPECT_TRUE(lock.is_locked());
     lock.unlock();
     EXPECT_EQ(raw->integer({"EXISTS", "orders"}), 0);
     EXPECT_FALSE(lock.is_locked());
+    EXPECT_EQ(lock.hold_count(), 0);
+}
+
+TEST_F(LockBasics, QueriesDescribeTheHold) {
+    Client client(config());
+    Lock lock(client, "report");
+    EXPECT_EQ(lock.remaining_ttl(), std::nullopt);
+    EXPECT_TRUE(lock.holders().empty());
+    lock.lock(std::chrono::seconds(20));
+    EXPECT_TRUE(lock.is_held_by_current_thread());
+    auto ttl = lock.remaining_ttl();
+    ASSERT_TRUE(ttl);
+    EXPECT_GT(*ttl, std::chrono::seconds(15));
+    EXPECT_LE(*ttl, std::chrono::seconds(20));
+    auto holders = lock.holders();
+    ASSERT_EQ(holders.size(), 1u);
+    EXPECT_EQ(holders[0].owner, client.current_owner());
+    EXPECT_EQ(holders[0].hold_count, 1);
+    std::async(std::launch::async, [&] {
+        EXPECT_FALSE(lock.is_held_by_current_thread());
+        EXPECT_FALSE(lock.try_lock());
+    }).get();
+    lock.unlock();
+}
+
+TEST_F(LockBasics, OwnerIdsFollowTheLayout) {
+    Client client(config());
+    const std::regex uuid("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    EXPECT_TRUE(std::regex_match(client.id(), uuid)) << client.id();
+    EXPECT_TRUE(std::regex_match(client.current_owner(), std::regex(client.id() + ":[0-9]+")));
+    const auto a = client.new_owner(), b = client.new_owner();
+    EXPECT_NE(a, b);
+    EXPECT_NE(a, client.current_owner());
+    EXPECT_NE(Client(config()).id(), client.id());
+}
+
+TEST_F(LockBasics, UnlockByNonOwnerThrowsNotOwnerError) {
+    Client client(config());
+    Lock lock(client, "guarded");
+    try {
+        lock.unlock();
+        FAIL() << "unlock without lock succeeded";
+    } catch (const NotOwnerError& e) {
+        EXPECT_NE(std::string(e.what()).find("'guarded'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(client.current_owner()), std::string::npos) << e.what();
+    }
+    lock.lock();
+    std::async(std::launch::async, [&] { EXPECT_THROW(lock.unlock(), NotOwnerError); }).get();
+    EXPECT_TRUE(lock.is_held_by_current_thread());
+    lock.unlock();
+    EXPECT_THROW(lock.unlock(), NotOwnerError);
+}
+
+TEST_F(LockBasics, BadArgumentsAreRejected) {
+    Client client(config());
+    EXPECT_THROW(Lock(client, ""), std::invalid_argument);
+    Lock lock(client, "args");
+    EXPECT_THROW(lock.lock(std::chrono::milliseconds(0)), std::invalid_argument);
+    EXPECT_THROW(lock.lock(std::chrono::milliseconds(-5)), std::invalid_argument);
+    EXPECT_THROW(lock.try_lock_for(std::chrono::milliseconds(-1)), std::invalid_argument);
+    EXPECT_THROW(lock.try_lock_for(std::chrono::milliseconds(10), std::chrono::milliseconds(0)),
+                 std::invalid_argument);
+    EXPECT_THROW(lock.async_try_lock(client.new_owner(), std::chrono::milliseconds(-1)), std::invalid_argument);
+    EXPECT_EQ(raw->integer({"EXISTS", "args"}), 0);
+}
+
+TEST_F(LockBasics, WrongTypeKeyIsNamedAndLeavesNothingBehind) {
+    Client client(config());
+    raw->command({"SET", "taken", "a string"});
+    Lock lock(client, "taken");
+    try {
+        lock.try_lock_for(std::chrono::milliseconds(200));
+        FAIL() << "locked a string key";
+    } catch (const WrongTypeError& e) {
+        EXPECT_NE(std::string(e.what()).find("'taken'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("string"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(lock.lock(), WrongTypeError);
+    EXPECT_THROW(lock.unlock(), WrongTypeError);
+    EXPECT_THROW(lock.hold_count(), WrongTypeError);
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(raw->string({"GET", "taken"}), "a string");
+}
+
+TEST_F(LockBasics, StdUniqueLockAndScopedLock) {
+    Client client(config());
+    Lock a(client, "a"), b(client, "b");
+    {
+        std::unique_lock guard(a, std::chrono::seconds(1));  // try_lock_for
+        ASSERT_TRUE(guard.owns_lock());
+        EXPECT_TRUE(a.is_held_by_current_thread());
+    }
+    EXPECT_FALSE(a.is_locked());
+    {
+        std::unique_lock guard(a, std::try_to_lock);
+        EXPECT_TRUE(guard.owns_lock());
+        std::unique_lock until(b, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+        EXPECT_TRUE(until.owns_lock());
+    }
+    {
+        std::scoped_lock both(a, b);
+        EXPECT_TRUE(a.is_held_by_current_thread());
+        EXPECT_TRUE(b.is_held_by_current_thread());
+    }
+    EXPECT_FALSE(a.is_locked());
+    EXPECT_FALSE(b.is_locked());
+}
+
+TEST_F(LockBasics, AsyncOwnerUnlocksFromAnotherThread) {
+    Client client(config());
+    Lock lock(client, "job");
+    const std::string owner = client.new_owner();
+    lock.async_lock(owner).get();
+    EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
+    EXPECT_FALSE(lock.async_try_lock(client.new_owner()).get());
+    std::async(std::launch::async, [&] { lock.async_unlock(owner).get(); }).get();
+    EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
+    EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+TEST_F(LockBasics, ForceUnlockDeletesWhoeverHolds) {
+    Client client(config());
+    Lock lock(client, "stuck");
+    EXPECT_FALSE(lock.force_unlock());
+    lock.lock();
+    Client other(config());
+    EXPECT_TRUE(Lock(other, "stuck").force_unlock());
+    EXPECT_EQ(raw->integer({"EXISTS", "stuck"}), 0);
 }
 
 }  // namespace

@@ -1,0 +1,160 @@
+// Faults under a running lock: script cache flushed, pub/sub connection killed,
+// server restarted, server stalled or gone. Each recovers or fails clearly.
+#include <future>
+#include <thread>
+
+#include "client/client_core.hpp"
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+using Faults = RedisTest;
+
+const std::string channel = "redisson_lock__channel:{door}";
+
+TEST_F(Faults, ScriptFlushMidRun) {
+    Client client(config());
+    Lock lock(client, "door");
+    std::atomic<bool> stop{false};
+    std::atomic<int> failures{0}, rounds{0};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < 4; ++t)
+        workers.emplace_back([&] {
+            while (!stop) {
+                try {
+                    std::lock_guard guard(lock);
+                    ++rounds;
+                } catch (...) {
+                    ++failures;
+                }
+            }
+        });
+    for (int i = 0; i < 20; ++i) {
+        raw->command({"SCRIPT", "FLUSH"});
+        const int seen = rounds;
+        ASSERT_TRUE(eventually([&] { return rounds > seen + 5; }));
+    }
+    stop = true;
+    for (auto& w : workers) w.join();
+    EXPECT_EQ(failures, 0);
+    EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
+}
+
+TEST_F(Faults, WaiterStillWakesAfterPubSubConnectionIsKilled) {
+    Client holder_client(config()), waiter_client(config());
+    Lock held(holder_client, "door"), wanted(waiter_client, "door");
+    held.lock();
+    auto waiter = std::async(std::launch::async, [&] { return wanted.try_lock_for(std::chrono::seconds(25)); });
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+    EXPECT_GE(raw->integer({"CLIENT", "KILL", "TYPE", "pubsub"}), 1);
+    // The client reconnects and subscribes again on its own.
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+    held.unlock();
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+    EXPECT_TRUE(waiter.get());
+}
+
+TEST_F(Faults, ServerRestartMidRun) {
+    Config c = config();
+    c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
+    Client holder_client(c), waiter_client(c);
+    Lock held(holder_client, "door"), wanted(waiter_client, "door");
+    held.lock();
+    auto lost = held.lease_lost_token();
+    auto waiter = std::async(std::launch::async, [&] {
+        if (!wanted.try_lock_for(std::chrono::seconds(30))) return false;
+        wanted.unlock();
+        return true;
+    });
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+
+    server->restart();  // no persistence: the lock is gone with the old process
+    raw = std::make_unique<support::SyncRedis>(server->port());
+
+    // The waiter gets in, the holder is told its lease is lost, and its unlock says so.
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    EXPECT_TRUE(waiter.get());
+    EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }, std::chrono::seconds(10)));
+    EXPECT_THROW(held.unlock(), NotOwnerError);
+    EXPECT_TRUE(held.try_lock());
+    held.unlock();
+}
+
+TEST_F(Faults, StalledServerFailsCommandsWithTheServerNamed) {
+    Config c = config();
+    c.timeout = std::chrono::milliseconds(500);
+    Client client(c);
+    Lock lock(client, "door");
+    server->pause();
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        lock.try_lock();
+        server->resume();
+        FAIL() << "a stalled server answered";
+    } catch (const ConnectionError& e) {
+        server->resume();
+        EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(server->port())), std::string::npos)
+            << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    // Once the server is back, so is the client.
+    EXPECT_TRUE(eventually([&] {
+        try {
+            return lock.try_lock();
+        } catch (const ConnectionError&) {
+            return false;
+        }
+    }));
+    lock.unlock();
+}
+
+TEST_F(Faults, CommandsWhileTheServerIsDownWaitThenFail) {
+    Config c = config();
+    c.timeout = std::chrono::milliseconds(700);
+    Client client(c);
+    Lock lock(client, "door");
+    server->kill();
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        lock.lock();
+        FAIL() << "locked on a dead server";
+    } catch (const ConnectionError& e) {
+        EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(server->port())), std::string::npos)
+            << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+}
+
+TEST_F(Faults, UnreachableServerIsNamed) {
+    Config c;
+    c.port = support::free_port();
+    c.timeout = std::chrono::milliseconds(500);
+    try {
+        Client client(c);
+        FAIL() << "connected to nothing";
+    } catch (const ConnectionError& e) {
+        EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(c.port)), std::string::npos) << e.what();
+    }
+}
+
+class Auth : public RedisTest {
+protected:
+    std::vector<std::string> server_args() override { return {"--requirepass", "s3cret"}; }
+};
+
+TEST_F(Auth, WrongPasswordIsAnAuthError) {
+    Config c = config();
+    c.password = "wrong";
+    EXPECT_THROW(Client{c}, AuthError);
+    c.password = "s3cret";
+    Client client(c);
+    Lock lock(client, "door");
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+}
+
+}  // namespace
+}  // namespace holdfast::testing

@@ -1,0 +1,133 @@
+// Leases: explicit leases expire, the watchdog keeps unleased holds alive,
+// a dead holder's lock frees itself, and a lost hold is signalled.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "client/client_core.hpp"
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+class Leases : public RedisTest {
+protected:
+    Config short_watchdog() const {
+        Config c = config();
+        c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
+        return c;
+    }
+};
+
+TEST_F(Leases, ExplicitLeaseExpiresAndIsNotRenewed) {
+    Client client(short_watchdog());
+    Lock lock(client, "brief");
+    lock.lock(std::chrono::milliseconds(600));
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_TRUE(eventually([&] { return raw->integer({"EXISTS", "brief"}) == 0; }));
+    EXPECT_THROW(lock.unlock(), NotOwnerError);
+}
+
+TEST_F(Leases, WatchdogKeepsTheLockPastThreeTimesItsTimeout) {
+    Client client(short_watchdog());
+    Lock lock(client, "kept");
+    lock.lock();
+    const auto start = std::chrono::steady_clock::now();
+    long long lowest = 1500;
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(4800)) {
+        lowest = std::min(lowest, raw->integer({"PTTL", "kept"}));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_GT(lowest, 0) << "the lock expired while held";
+    EXPECT_TRUE(lock.is_held_by_current_thread());
+    lock.unlock();
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+TEST_F(Leases, RenewalsAreBatched) {
+    Config c = short_watchdog();
+    c.connection_pool_size = 1;
+    c.lock_watchdog_batch_size = 100;
+    Client client(c);
+    std::vector<std::unique_ptr<Lock>> locks;
+    for (int i = 0; i < 250; ++i) {
+        locks.push_back(std::make_unique<Lock>(client, "batch:" + std::to_string(i)));
+        locks.back()->lock();
+    }
+    raw->command({"CONFIG", "RESETSTAT"});
+    // About two ticks (every 500 ms). Unbatched, that is ~500 script calls; batched, 3 a tick.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    const long long renewals = script_calls();
+    EXPECT_GE(renewals, 3);
+    EXPECT_LE(renewals, 12);
+    for (int i = 0; i < 250; i += 50) EXPECT_GT(raw->integer({"PTTL", "batch:" + std::to_string(i)}), 0);
+    for (auto& l : locks) l->unlock();
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+TEST_F(Leases, KilledHolderFreesTheLockAfterItsLease) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const auto port = server->port();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        Config c;
+        c.port = port;
+        c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
+        Client client(c);
+        Lock lock(client, "crashy");
+        lock.lock();
+        (void)!::write(ready[1], "L", 1);
+        for (;;) ::pause();
+    }
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    EXPECT_EQ(raw->integer({"EXISTS", "crashy"}), 1);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+
+    Client client(config());
+    Lock lock(client, "crashy");
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(lock.try_lock_for(std::chrono::seconds(10)));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500 + 2000));
+    lock.unlock();
+}
+
+TEST_F(Leases, StopTokenFiresWhenTheKeyIsDeletedBehindTheHolder) {
+    Client client(short_watchdog());
+    Lock lock(client, "fragile");
+    EXPECT_FALSE(lock.lease_lost_token().stop_possible());
+    lock.lock();
+    auto token = lock.lease_lost_token();
+    ASSERT_TRUE(token.stop_possible());
+    std::atomic<bool> called{false};
+    std::stop_callback callback(token, [&] { called = true; });
+    EXPECT_FALSE(token.stop_requested());
+    raw->command({"DEL", "fragile"});
+    EXPECT_TRUE(eventually([&] { return token.stop_requested(); }, std::chrono::seconds(5)));
+    EXPECT_TRUE(called);
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_THROW(lock.unlock(), NotOwnerError);
+}
+
+TEST_F(Leases, StopTokenFiresOnForceUnlockButNotOnOwnUnlock) {
+    Client client(short_watchdog()), admin(config());
+    Lock lock(client, "watched");
+    lock.lock();
+    auto first = lock.lease_lost_token();
+    lock.unlock();
+    lock.lock();
+    auto second = lock.lease_lost_token();
+    Lock(admin, "watched").force_unlock();
+    EXPECT_TRUE(eventually([&] { return second.stop_requested(); }, std::chrono::seconds(5)));
+    EXPECT_FALSE(first.stop_requested());
+}
+
+}  // namespace
+}  // namespace holdfast::testing

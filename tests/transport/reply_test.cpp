@@ -1,0 +1,54 @@
+// The RESP reader builds holdfast's Reply from hiredis's parser; no server needed.
+#include <gtest/gtest.h>
+
+#include "transport/command.hpp"
+#include "transport/reply.hpp"
+
+namespace holdfast::detail {
+namespace {
+
+TEST(ReplyReader, ParsesEveryTypeAndNesting) {
+    ReplyReader reader;
+    const std::string bytes = "+OK\r\n-NOSCRIPT No matching script\r\n:42\r\n$-1\r\n$3\r\na\0b\r\n*2\r\n*1\r\n:1\r\n$0\r\n\r\n";
+    reader.feed(bytes.data(), bytes.size());
+    auto status = reader.next();
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->type, Reply::Type::status);
+    EXPECT_EQ(status->str, "OK");
+    auto error = reader.next();
+    EXPECT_TRUE(error->is_error_code("NOSCRIPT"));
+    EXPECT_FALSE(error->is_error_code("NOSCRIP"));
+    EXPECT_EQ(reader.next()->integer, 42);
+    EXPECT_TRUE(reader.next()->is_nil());
+    EXPECT_EQ(reader.next()->str, std::string("a\0b", 3));
+    auto array = reader.next();
+    ASSERT_TRUE(array->is_array());
+    ASSERT_EQ(array->elements.size(), 2u);
+    ASSERT_EQ(array->elements[0].elements.size(), 1u);
+    EXPECT_EQ(array->elements[0].elements[0].integer, 1);
+    EXPECT_EQ(array->elements[1].str, "");
+    EXPECT_EQ(reader.next(), nullptr);
+}
+
+TEST(ReplyReader, WaitsForTheRestOfASplitReply) {
+    ReplyReader reader;
+    reader.feed("*2\r\n:1", 6);
+    EXPECT_EQ(reader.next(), nullptr);
+    reader.feed("\r\n:2\r\n", 6);
+    auto reply = reader.next();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->elements[1].integer, 2);
+}
+
+TEST(ReplyReader, RejectsBytesThatAreNotResp) {
+    ReplyReader reader;
+    reader.feed("HTTP/1.1 400 Bad Request\r\n", 26);
+    EXPECT_THROW(reader.next(), std::runtime_error);
+}
+
+TEST(EncodeCommand, KeepsBinaryArguments) {
+    EXPECT_EQ(encode_command({"SET", std::string_view("k\0", 2), ""}), std::string("*3\r\n$3\r\nSET\r\n$2\r\nk\0\r\n$0\r\n\r\n", 25));
+}
+
+}  // namespace
+}  // namespace holdfast::detail
