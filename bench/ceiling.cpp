@@ -1,0 +1,132 @@
+#include "ceiling.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "holdfast_scripts.hpp"
+#include "sync_redis.hpp"
+
+namespace holdfast::bench {
+namespace {
+
+// redis-benchmark replaces each __rand_int__ with a 12-digit number below this.
+constexpr long keyspace = 100'000;
+constexpr const char* owner = "bench-owner:1";
+constexpr const char* lease_ms = "30000";
+// Release keys start with this hold count, so every release in the run takes
+// the owner's path (hexists, hincrby, pexpire) instead of the cheap not-owner one.
+constexpr const char* deep_hold = "1000000000000000";
+
+// Writes the hold that the release runs decrement, one hash per possible key.
+constexpr const char* populate_lua =
+    "for i = 0, tonumber(ARGV[1]) - 1 do "
+    "redis.call('hset', string.format('bench:release:%012d', i), ARGV[2], ARGV[3]) end";
+
+// Runs argv with stdout captured; throws if it cannot start or exits non-zero.
+std::string run_capture(const std::vector<std::string>& argv) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    std::fflush(nullptr);  // the child must not repeat our buffered output
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        ::dup2(fds[1], STDOUT_FILENO);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execvp(args[0], args.data());
+        std::_Exit(127);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error(argv[0] + " failed (status " + std::to_string(status) + "); is redis-tools installed?");
+    return out;
+}
+
+// Splits one CSV line of quoted fields.
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) fields.push_back(std::move(field)), field.clear();
+        else if (c != '\r') field += c;
+    }
+    fields.push_back(field);
+    return fields;
+}
+
+// redis-benchmark --csv prints a header line and one row per test.
+BenchRun parse_csv(const std::string& out) {
+    std::istringstream in(out);
+    std::string header_line, row_line;
+    while (std::getline(in, header_line) && header_line.find("\"rps\"") == std::string::npos) {
+    }
+    if (!std::getline(in, row_line)) throw std::runtime_error("redis-benchmark printed no CSV row:\n" + out);
+    const auto header = csv_fields(header_line);
+    const auto row = csv_fields(row_line);
+    std::map<std::string, double> values;
+    for (std::size_t i = 1; i < header.size() && i < row.size(); ++i) values[header[i]] = std::stod(row[i]);
+    if (!values.count("rps") || !values.count("p50_latency_ms"))
+        throw std::runtime_error("redis-benchmark CSV lacks rps or p50_latency_ms:\n" + out);
+    return {values["rps"], values["p50_latency_ms"], values["p99_latency_ms"]};
+}
+
+BenchRun run_benchmark(std::uint16_t port, long requests, bool pipelined, const std::vector<std::string>& command) {
+    std::vector<std::string> argv{"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(port),
+                                  "-n", std::to_string(requests), "-r", std::to_string(keyspace), "--csv"};
+    const std::vector<std::string> load = pipelined ? std::vector<std::string>{"-c", "50", "-P", "16"}
+                                                    : std::vector<std::string>{"-c", "1"};
+    argv.insert(argv.end(), load.begin(), load.end());
+    argv.insert(argv.end(), command.begin(), command.end());
+    return parse_csv(run_capture(argv));
+}
+
+// SCRIPT LOAD returns the SHA1 the server will know it by; it must match ours.
+std::string load_script(support::SyncRedis& raw, const scripts::Script& script) {
+    const std::string sha = raw.string({"SCRIPT", "LOAD", script.body});
+    if (sha != script.sha1)
+        throw std::runtime_error(std::string("SCRIPT LOAD of ") + script.name + " gave " + sha + ", embedded SHA1 is " +
+                                 script.sha1);
+    return sha;
+}
+
+}  // namespace
+
+Ceiling measure_ceiling(std::uint16_t port, const Durations& durations) {
+    support::SyncRedis raw(port);
+    const std::string acquire_sha = load_script(raw, scripts::lock_acquire);
+    const std::string release_sha = load_script(raw, scripts::lock_release);
+    raw.string({"EVAL", populate_lua, "0", std::to_string(keyspace), owner, deep_hold});
+
+    // As lock.cpp calls them: acquire KEYS = name, ARGV = lease, owner;
+    // release KEYS = name, channel, ARGV = "0", lease, owner, "publish".
+    const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", "bench:acquire:__rand_int__", lease_ms, owner};
+    const std::vector<std::string> release{"EVALSHA", release_sha, "2", "bench:release:__rand_int__",
+                                           "redisson_lock__channel:{bench}", "0", lease_ms, owner, "publish"};
+    Ceiling c;
+    c.acquire_pipelined = run_benchmark(port, durations.pipelined_requests, true, acquire);
+    c.release_pipelined = run_benchmark(port, durations.pipelined_requests, true, release);
+    c.acquire_serial = run_benchmark(port, durations.serial_requests, false, acquire);
+    c.release_serial = run_benchmark(port, durations.serial_requests, false, release);
+    raw.string({"FLUSHALL"});  // scripts stay cached; only the keys go
+    return c;
+}
+
+}  // namespace holdfast::bench

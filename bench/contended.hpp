@@ -1,0 +1,33 @@
+// Contended: several processes, each with its own Client, take turns on one
+// lock; the critical section is a read-modify-write that a broken lock would lose.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace holdfast::bench {
+
+struct Contended {
+    int processes = 0;
+    double seconds = 0;           // first start to last unlock
+    long long sections = 0;       // critical sections run, all processes
+    long long handoffs = 0;       // sections whose holder differs from the previous one
+    double sections_per_s = 0;
+    double handoffs_per_s = 0;
+    double wait_p50_us = 0;       // previous holder's unlock() call -> new holder's lock() return
+    double wait_p99_us = 0;
+    double longest_lock_ms = 0;   // longest single lock() call: starvation shows here, not in handoffs
+    long long lock_commands = 0;  // top-level commands of holdfast (see contended.cpp)
+    double commands_per_handoff = 0;
+    std::map<std::string, long long> command_calls;  // the same, per command
+    long long counter = 0;        // final value of the counter the sections incremented
+    long long lost_updates = 0;   // sections - counter: must be 0
+};
+
+/// Forks `processes` workers against 127.0.0.1:port for `duration`. Call it
+/// with no other threads running (fork). Throws if a worker fails.
+Contended run_contended(std::uint16_t port, int processes, std::chrono::seconds duration);
+
+}  // namespace holdfast::bench

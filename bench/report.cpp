@@ -1,0 +1,182 @@
+#include "report.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace holdfast::bench {
+namespace {
+
+std::string first_line_of(const char* path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        const auto colon = line.find(':');
+        return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+    return "unknown";
+}
+
+// 1234567.8 -> "1,234,568"
+std::string count(double value) {
+    const std::string digits = std::to_string(static_cast<long long>(value + 0.5));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string fixed(double value, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    return buf;
+}
+
+std::string micros(double us) { return fixed(us, 1) + " µs"; }
+std::string ratio(double value, double ceiling) { return ceiling > 0 ? fixed(value / ceiling, 2) + "×" : "—"; }
+
+struct Row {
+    std::string figure, holdfast, ceiling, ratio;
+};
+
+void table(std::ostringstream& out, const std::string& first_column, const std::vector<Row>& rows) {
+    out << "| " << first_column << " | holdfast | ceiling | holdfast / ceiling |\n|---|--:|--:|--:|\n";
+    for (const auto& r : rows) out << "| " << r.figure << " | " << r.holdfast << " | " << r.ceiling << " | " << r.ratio << " |\n";
+    out << '\n';
+}
+
+// The ceilings each holdfast figure is compared with, from the -c 1 and
+// pipelined acquire runs: a pair is two script calls, a critical section four
+// round trips (acquire, GET, SET, release), a handoff two (release, acquire).
+struct Ceilings {
+    double pairs_serial, pairs_pipelined, pair_p50_us, sections_per_s, handoff_us;
+};
+
+Ceilings ceilings_of(const Ceiling& c) {
+    return {c.acquire_serial.ops_per_s / 2, c.acquire_pipelined.ops_per_s / 2, 2 * c.acquire_serial.p50_ms * 1e3,
+            c.acquire_serial.ops_per_s / 4, 2 * c.acquire_serial.p50_ms * 1e3};
+}
+
+void ceiling_table(std::ostringstream& out, const Ceiling& c) {
+    auto run = [](const BenchRun& r) {
+        return count(r.ops_per_s) + " ops/s, p50 " + fixed(r.p50_ms, 3) + " ms, p99 " + fixed(r.p99_ms, 3) + " ms";
+    };
+    out << "## Ceiling: redis-benchmark on holdfast's own scripts\n\n"
+        << "| run | result |\n|---|--:|\n"
+        << "| acquire EVALSHA, `-c 50 -P 16` | " << run(c.acquire_pipelined) << " |\n"
+        << "| release EVALSHA, `-c 50 -P 16` | " << run(c.release_pipelined) << " |\n"
+        << "| acquire EVALSHA, `-c 1` | " << run(c.acquire_serial) << " |\n"
+        << "| release EVALSHA, `-c 1` | " << run(c.release_serial) << " |\n\n";
+}
+
+void holdfast_tables(std::ostringstream& out, const Results& r, const Ceilings& k) {
+    const auto& s = r.single;
+    const auto& c = r.contended;
+    const double share = c.sections ? 100.0 * static_cast<double>(c.handoffs) / static_cast<double>(c.sections) : 0;
+    out << "## holdfast, uncontended (`lock()` + `unlock()`, watchdog lease)\n\n";
+    table(out, "figure",
+          {{"1 thread, one lock: pairs/s", count(s.pairs_per_s), count(k.pairs_serial) + " (`-c 1` acquire ÷ 2)",
+            ratio(s.pairs_per_s, k.pairs_serial)},
+           {"1 thread: pair p50", micros(s.p50_us), micros(k.pair_p50_us) + " (2 × `-c 1` acquire p50)",
+            ratio(s.p50_us, k.pair_p50_us)},
+           {"1 thread: pair p99", micros(s.p99_us), "—", "—"},
+           {std::to_string(r.many_threads) + " threads, own lock each, one Client: pairs/s", count(r.many_pairs_per_s),
+            count(k.pairs_pipelined) + " (pipelined acquire ÷ 2)", ratio(r.many_pairs_per_s, k.pairs_pipelined)}});
+
+    out << "## holdfast, contended (" << c.processes << " processes, own Client each, one lock, "
+        << fixed(c.seconds, 1) << " s)\n\n";
+    table(out, "figure",
+          {{"critical sections/s (GET + SET inside)", count(c.sections_per_s),
+            count(k.sections_per_s) + " (`-c 1` acquire ÷ 4)", ratio(c.sections_per_s, k.sections_per_s)},
+           {"owner changes/s", count(c.handoffs_per_s) + " (" + fixed(share, 1) + "% of sections)", "—", "—"},
+           {"handoff wait p50 (unlock() → other's lock() returns)", micros(c.wait_p50_us),
+            micros(k.handoff_us) + " (2 × `-c 1` acquire p50)", ratio(c.wait_p50_us, k.handoff_us)},
+           {"handoff wait p99", micros(c.wait_p99_us), "—", "—"},
+           {"longest single lock() call", fixed(c.longest_lock_ms, 1) + " ms", "—", "—"},
+           {"commands per owner change", fixed(c.commands_per_handoff, 1), "2 (release + acquire)",
+            ratio(c.commands_per_handoff, 2)},
+           {"lost updates", std::to_string(c.lost_updates) + " (counter " + std::to_string(c.counter) + ", sections " +
+                                std::to_string(c.sections) + ")",
+            "0", "—"}});
+    const double per_section = c.sections ? static_cast<double>(c.lock_commands) / static_cast<double>(c.sections) : 0;
+    out << "Commands counted (top-level, from INFO commandstats deltas):";
+    for (const auto& [name, calls] : c.command_calls) out << " " << name << " " << calls << ";";
+    out << " over " << c.sections << " critical sections (" << fixed(per_section, 1) << " per section) and "
+        << c.handoffs << " owner changes.\n\n";
+}
+
+void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k) {
+    struct Target {
+        std::string what, value, limit;
+        bool met;
+    };
+    const double pairs_needed = 0.6 * k.pairs_pipelined;
+    const double p50_allowed = 1.5 * k.pair_p50_us;
+    const std::vector<Target> targets{
+        {std::to_string(r.many_threads) + "-thread pairs/s ≥ 0.6 × (pipelined acquire ÷ 2)", count(r.many_pairs_per_s),
+         count(pairs_needed), r.many_pairs_per_s >= pairs_needed},
+        {"1-thread pair p50 ≤ 1.5 × (2 × `-c 1` acquire p50)", micros(r.single.p50_us), micros(p50_allowed),
+         r.single.p50_us <= p50_allowed},
+        {"contended handoff wait p50 ≤ 0.5 ms", micros(r.contended.wait_p50_us), micros(500),
+         r.contended.wait_p50_us <= 500},
+        {"contended lost updates = 0", std::to_string(r.contended.lost_updates), "0", r.contended.lost_updates == 0}};
+    out << "## Targets\n\n| target | measured | limit | verdict |\n|---|--:|--:|---|\n";
+    for (const auto& t : targets)
+        out << "| " << t.what << " | " << t.value << " | " << t.limit << " | " << (t.met ? "MET" : "**NOT MET**")
+            << " |\n";
+    out << '\n';
+}
+
+}  // namespace
+
+Machine describe_machine() {
+    Machine m;
+    const std::time_t now = std::time(nullptr);
+    char date[64];
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    m.date = date;
+    m.cores = static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN));
+    m.cpu = cpu_model();
+    m.load = first_line_of("/proc/loadavg");
+    return m;
+}
+
+std::string render_report(const Results& results, const Machine& machine, bool quick) {
+    const Ceilings k = ceilings_of(results.ceiling);
+    std::ostringstream out;
+    out << "# Benchmarks\n\n"
+        << "- Date: " << machine.date << (quick ? " (`--quick` run: short, noisier)" : "") << "\n"
+        << "- Machine: " << machine.cores << " cores, " << machine.cpu << "; load average at start: " << machine.load
+        << "\n"
+        << "- Redis: " << machine.redis_version << ", a fresh redis-server on loopback TCP started by the benchmark\n"
+        << "- Reproduce: `./run bench` (`--quick` for a short run, `--no-write` to leave this file alone)\n\n"
+        << "The client and the server share this machine's cores, so the ceiling is what "
+        << "redis-benchmark reaches here, not what Redis could do alone. In the ratio column 1.00× means "
+        << "at the ceiling: above 1 is better for rates, worse for latencies and command counts.\n\n";
+    ceiling_table(out, results.ceiling);
+    holdfast_tables(out, results, k);
+    targets_table(out, results, k);
+    out << "Method: release keys are pre-loaded with a deep hold so every ceiling release runs the owner's "
+           "path (hexists, hincrby, pexpire). Contended handoff wait runs from the previous holder's `unlock()` "
+           "call to the new holder's `lock()` return (CLOCK_MONOTONIC in shared memory); only acquisitions by a "
+           "different process count. Commands per owner change counts top-level EVALSHA/EVAL/(UN)SUBSCRIBE, "
+           "not the commands scripts run inside nor the critical section's GET/SET.\n";
+    return out.str();
+}
+
+bool results_correct(const Results& results) { return results.contended.lost_updates == 0; }
+
+}  // namespace holdfast::bench

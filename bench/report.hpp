@@ -1,0 +1,39 @@
+// Turns the measurements into one markdown report: figures, their ratio to
+// the redis-benchmark ceiling, and the targets MET / NOT MET.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ceiling.hpp"
+#include "contended.hpp"
+#include "uncontended.hpp"
+
+namespace holdfast::bench {
+
+struct Results {
+    Ceiling ceiling;
+    SingleThread single;
+    std::size_t many_threads = 0;
+    double many_pairs_per_s = 0;
+    Contended contended;
+};
+
+struct Machine {
+    std::string date;  // UTC
+    unsigned cores = 0;
+    std::string cpu;
+    std::string load;  // /proc/loadavg at the start: a busy machine skews everything
+    std::string redis_version;
+};
+
+/// Date, cores, CPU model and load of this machine; the caller fills redis_version.
+Machine describe_machine();
+
+/// The whole BENCHMARKS.md text.
+std::string render_report(const Results& results, const Machine& machine, bool quick);
+
+/// False when a correctness check failed (lost updates), whatever the speed.
+bool results_correct(const Results& results);
+
+}  // namespace holdfast::bench
