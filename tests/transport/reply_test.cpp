@@ -9,7 +9,8 @@ namespace {
 
 TEST(ReplyReader, ParsesEveryTypeAndNesting) {
     ReplyReader reader;
-    const std::string bytes = "+OK\r\n-NOSCRIPT No matching script\r\n:42\r\n$-1\r\n$3\r\na\0b\r\n*2\r\n*1\r\n:1\r\n$0\r\n\r\n";
+    const char text[] = "+OK\r\n-NOSCRIPT No matching script\r\n:42\r\n$-1\r\n$3\r\na\0b\r\n*2\r\n*1\r\n:1\r\n$0\r\n\r\n";
+    const std::string bytes(text, sizeof text - 1);
     reader.feed(bytes.data(), bytes.size());
     auto status = reader.next();
     ASSERT_TRUE(status);
@@ -47,7 +48,7 @@ TEST(ReplyReader, RejectsBytesThatAreNotResp) {
 }
 
 TEST(EncodeCommand, KeepsBinaryArguments) {
-    EXPECT_EQ(encode_command({"SET", std::string_view("k\0", 2), ""}), std::string("*3\r\n$3\r\nSET\r\n$2\r\nk\0\r\n$0\r\n\r\n", 25));
+    EXPECT_EQ(encode_command({"SET", std::string_view("k\0", 2), ""}), std::string("*3\r\n$3\r\nSET\r\n$2\r\nk\0\r\n$0\r\n\r\n", 27));
 }
 
 }  // namespace
