@@ -4,6 +4,7 @@
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,10 +67,15 @@ void RedisServer::spawn() {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("RedisServer: fork failed");
     if (pid_ == 0) {
         ::setpgid(0, 0);  // keep terminal signals (Ctrl-C) for the parent to handle
+        // Die with the test or demo that started us, even if it is SIGKILLed
+        // (a ctest timeout) and never runs its destructor.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) std::_Exit(127);
         ::execvp("redis-server", argv.data());
         std::_Exit(127);
     }

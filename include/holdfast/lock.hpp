@@ -105,10 +105,13 @@ public:
     std::future<void> async_unlock(std::string owner);
 
 private:
+    using Acquired = std::function<void(std::exception_ptr error, bool acquired)>;
+    using Released = std::function<void(std::exception_ptr error)>;
+
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
-    std::future<bool> acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease);
-    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease,
-                 std::function<void(std::exception_ptr, bool)> done);
+    bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done);
+    void release(std::string owner, Released done);
 
     Client* client_;
     std::string name_;

@@ -62,9 +62,16 @@ ClientCore::ClientCore(const Config& config)
 // The loop stops first: the watchdog's timer must not fire into a destroyed object.
 ClientCore::~ClientCore() { transport.shutdown(); }
 
-std::string ClientCore::current_owner() const {
+const std::string& ClientCore::current_owner() const {
     static thread_local const long tid = ::syscall(SYS_gettid);
-    return uuid + ':' + std::to_string(tid);
+    // One slot per thread: a thread using several clients rebuilds on a switch.
+    static thread_local const ClientCore* cached_for = nullptr;
+    static thread_local std::string cached;
+    if (cached_for != this || !cached.starts_with(uuid)) {
+        cached = uuid + ':' + std::to_string(tid);
+        cached_for = this;
+    }
+    return cached;
 }
 
 std::string ClientCore::new_owner() { return uuid + ':' + std::to_string(next_owner_++); }

@@ -19,7 +19,8 @@ public:
     Watchdog watchdog;
     const std::string uuid;
 
-    std::string current_owner() const;
+    /// "<uuid>:<thread-id>" of the calling thread, built once per thread.
+    const std::string& current_owner() const;
     std::string new_owner();
 
 private:

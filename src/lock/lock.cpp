@@ -6,6 +6,7 @@
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/blocking.hpp"
 #include "primitive/errors.hpp"
 #include "primitive/names.hpp"
 
@@ -32,15 +33,13 @@ void check_wait(Lock::Duration wait) {
 // Blocks on a one-shot command and returns its reply, throwing what failed.
 Reply query(detail::ClientCore& core, const std::string& key, std::string what,
             std::vector<std::string_view> args) {
-    auto promise = std::make_shared<std::promise<Reply>>();
-    auto future = promise->get_future();
-    core.transport.execute(key, args, [&core, key, what, promise](std::exception_ptr error, Reply reply) {
-        if (error) return promise->set_exception(error);
-        if (!reply.is_error()) return promise->set_value(std::move(reply));
+    detail::BlockingResult<Reply> result;
+    core.transport.execute(key, args, [&core, &result, key, what](std::exception_ptr error, Reply reply) {
+        if (error || !reply.is_error()) return result.set(std::move(error), std::move(reply));
         detail::reply_error(core.transport, key, what, reply,
-                            [promise](std::exception_ptr e) { promise->set_exception(e); });
+                            [&result](std::exception_ptr e) { result.set(std::move(e), Reply{}); });
     });
-    return future.get();
+    return result.get();
 }
 
 }  // namespace
@@ -50,16 +49,16 @@ Lock::Lock(Client& client, std::string name)
     if (name_.empty()) throw std::invalid_argument("holdfast: a lock name must not be empty");
 }
 
-void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease,
-                   std::function<void(std::exception_ptr, bool)> done) {
+void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
     auto& core = client_->core();
     const bool watchdog = !lease;
-    const std::string lease_ms = std::to_string((lease ? *lease : core.watchdog.lease()).count());
+    std::string lease_ms = std::to_string((lease ? *lease : core.watchdog.lease()).count());
 
     detail::AcquireRequest request;
     request.channel = channel_;
     if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
-    request.attempt = [&core, name = name_, owner, lease_ms](std::function<void(Attempt)> report) {
+    request.attempt = [&core, name = name_, owner, lease_ms = std::move(lease_ms)](
+                          std::function<void(Attempt)> report) {
         core.transport.eval(scripts::lock_acquire, {name}, {lease_ms, owner},
                             [&core, name, report = std::move(report)](std::exception_ptr error, Reply reply) {
                                 if (error) return report(Attempt::failed(error));
@@ -71,16 +70,68 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
                             });
     };
     detail::acquire(core.transport, std::move(request),
-                    [&core, name = name_, owner, watchdog, done = std::move(done)](std::exception_ptr error,
-                                                                                 bool acquired) {
+                    [&core, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
+                        std::exception_ptr error, bool acquired) {
                         // Tracked before the caller learns it holds the lock, so renewal never lags.
-                        if (!error && acquired && watchdog)
-                            core.watchdog.track(scripts::lock_renew, name, owner);
+                        if (!error && acquired && watchdog) core.watchdog.track(scripts::lock_renew, name, owner);
                         done(error, acquired);
                     });
 }
 
-std::future<bool> Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease) {
+void Lock::release(std::string owner, Released done) {
+    auto& core = client_->core();
+    const std::string lease_ms = std::to_string(core.watchdog.lease().count());
+    core.transport.eval(
+        scripts::lock_release, {name_, channel_}, {unlock_message, lease_ms, owner, publish_command},
+        [&core, name = name_, owner, done = std::move(done)](std::exception_ptr error, Reply reply) {
+            if (error || reply.is_error()) {
+                // Outcome unknown or refused: stop renewing, the lease will end it.
+                core.watchdog.forget(name, owner);
+                if (error) return done(error);
+                return detail::reply_error(core.transport, name, "unlock", reply, done);
+            }
+            if (reply.is_nil()) {
+                core.watchdog.forget(name, owner);
+                return done(std::make_exception_ptr(NotOwnerError(
+                    "holdfast: cannot unlock '" + name + "': owner " + owner +
+                    " does not hold it (never locked, already unlocked, or its lease ran out)")));
+            }
+            core.watchdog.untrack(name, owner, reply.integer == 1);
+            done(nullptr);
+        });
+}
+
+bool Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+    detail::BlockingResult<bool> result;
+    acquire(client_->current_owner(), wait, lease,
+            [&result](std::exception_ptr error, bool acquired) { result.set(std::move(error), acquired); });
+    return result.get();
+}
+
+void Lock::lock() { acquire_blocking(std::nullopt, std::nullopt); }
+
+void Lock::lock(Duration lease) {
+    check_lease(lease);
+    acquire_blocking(std::nullopt, lease);
+}
+
+bool Lock::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt); }
+
+bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
+    check_wait(wait);
+    check_lease(lease);
+    return acquire_blocking(wait, lease);
+}
+
+void Lock::unlock() {
+    detail::BlockingResult<bool> result;
+    release(client_->current_owner(), [&result](std::exception_ptr error) { result.set(std::move(error), true); });
+    result.get();
+}
+
+std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+    check_wait(wait);
+    check_lease(lease);
     auto promise = std::make_shared<std::promise<bool>>();
     auto future = promise->get_future();
     acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired) {
@@ -88,29 +139,6 @@ std::future<bool> Lock::acquire(std::string owner, std::optional<Duration> wait,
         else promise->set_value(acquired);
     });
     return future;
-}
-
-void Lock::lock() { acquire(client_->current_owner(), std::nullopt, std::nullopt).get(); }
-
-void Lock::lock(Duration lease) {
-    check_lease(lease);
-    acquire(client_->current_owner(), std::nullopt, lease).get();
-}
-
-bool Lock::try_lock() { return acquire(client_->current_owner(), Duration::zero(), std::nullopt).get(); }
-
-bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
-    check_wait(wait);
-    check_lease(lease);
-    return acquire(client_->current_owner(), wait, lease).get();
-}
-
-void Lock::unlock() { async_unlock(client_->current_owner()).get(); }
-
-std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
-    check_wait(wait);
-    check_lease(lease);
-    return acquire(std::move(owner), wait, lease);
 }
 
 std::future<void> Lock::async_lock(std::string owner, std::optional<Duration> lease) {
@@ -125,29 +153,12 @@ std::future<void> Lock::async_lock(std::string owner, std::optional<Duration> le
 }
 
 std::future<void> Lock::async_unlock(std::string owner) {
-    auto& core = client_->core();
-    const std::string lease_ms = std::to_string(core.watchdog.lease().count());
     auto promise = std::make_shared<std::promise<void>>();
     auto future = promise->get_future();
-    core.transport.eval(
-        scripts::lock_release, {name_, channel_}, {unlock_message, lease_ms, owner, publish_command},
-        [&core, name = name_, owner, promise](std::exception_ptr error, Reply reply) {
-            if (error || reply.is_error()) {
-                // Outcome unknown or refused: stop renewing, the lease will end it.
-                core.watchdog.forget(name, owner);
-                if (error) return promise->set_exception(error);
-                return detail::reply_error(core.transport, name, "unlock", reply,
-                                           [promise](std::exception_ptr e) { promise->set_exception(e); });
-            }
-            if (reply.is_nil()) {
-                core.watchdog.forget(name, owner);
-                return promise->set_exception(std::make_exception_ptr(NotOwnerError(
-                    "holdfast: cannot unlock '" + name + "': owner " + owner +
-                    " does not hold it (never locked, already unlocked, or its lease ran out)")));
-            }
-            core.watchdog.untrack(name, owner, reply.integer == 1);
-            promise->set_value();
-        });
+    release(std::move(owner), [promise](std::exception_ptr error) {
+        if (error) promise->set_exception(error);
+        else promise->set_value();
+    });
     return future;
 }
 

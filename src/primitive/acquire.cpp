@@ -2,6 +2,8 @@
 
 #include <asio.hpp>
 
+#include <optional>
+
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
 
@@ -19,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 class AcquireOperation : public ChannelListener, public std::enable_shared_from_this<AcquireOperation> {
 public:
     AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
-        : transport_(transport), request_(std::move(request)), done_(std::move(done)), timer_(transport.loop()) {}
+        : transport_(transport), request_(std::move(request)), done_(std::move(done)) {}
 
     void start() { attempt(); }
 
@@ -29,7 +31,7 @@ public:
             woken_ = true;
             return;
         }
-        timer_.cancel();
+        cancel_sleep();
         attempt();
     }
 
@@ -41,7 +43,7 @@ public:
             woken_ = true;
             return !all;
         }
-        timer_.cancel();
+        cancel_sleep();
         attempt();
         return !all;
     }
@@ -77,8 +79,10 @@ private:
         auto wake = request_.deadline.value_or(Clock::time_point::max());
         if (ttl == -2) ttl = 0;  // released between checks: retry now
         if (ttl >= 0) wake = std::min(wake, Clock::now() + std::chrono::milliseconds(ttl));
-        timer_.expires_at(wake);
-        timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+        // Made on first need: an uncontended acquire never sleeps.
+        if (!timer_) timer_.emplace(transport_.loop());
+        timer_->expires_at(wake);
+        timer_->async_wait([self = shared_from_this()](asio::error_code ec) {
             if (ec || self->finished_ || self->attempting_) return;
             if (self->request_.deadline && *self->request_.deadline <= Clock::now())
                 return self->finish(nullptr, false);
@@ -86,9 +90,13 @@ private:
         });
     }
 
+    void cancel_sleep() {
+        if (timer_) timer_->cancel();
+    }
+
     void finish(std::exception_ptr error, bool acquired) {
         finished_ = true;
-        timer_.cancel();
+        cancel_sleep();
         if (subscribed_) transport_.subscriber().remove(request_.channel, this);
         auto done = std::move(done_);
         done(std::move(error), acquired);
@@ -97,7 +105,7 @@ private:
     Transport& transport_;
     AcquireRequest request_;
     AcquireHandler done_;
-    asio::steady_timer timer_;
+    std::optional<asio::steady_timer> timer_;
     bool attempting_ = false;
     bool woken_ = false;
     bool subscribed_ = false;

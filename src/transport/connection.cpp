@@ -1,19 +1,23 @@
 #include "transport/connection.hpp"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 
 namespace holdfast::detail {
-
-using Clock = std::chrono::steady_clock;
-
 namespace {
+
 constexpr std::size_t read_chunk = 64 * 1024;
 
-std::exception_ptr connection_error(const std::string& message, bool auth) {
+std::exception_ptr connection_error(const std::string& message, bool auth = false) {
     if (auth) return std::make_exception_ptr(AuthError(message));
     return std::make_exception_ptr(ConnectionError(message));
 }
+
 }  // namespace
 
 Connection::Connection(asio::io_context& io, const Config& config)
@@ -24,42 +28,117 @@ Connection::Connection(asio::io_context& io, const Config& config)
       resolver_(io),
       connect_timer_(io),
       retry_timer_(io),
-      pending_timer_(io),
-      reply_timer_(io),
+      watch_timer_(io),
       read_buffer_(read_chunk),
       backoff_(config.retry_interval) {}
 
 Connection::~Connection() = default;
 
 void Connection::start() {
-    asio::post(io_, [self = shared_from_this()] { self->connect(); });
+    asio::post(io_, [self = shared_from_this()] {
+        self->connect();
+        self->watch();
+    });
 }
 
 void Connection::stop() {
     asio::post(io_, [self = shared_from_this()] {
         if (self->state_ == State::stopped) return;
         self->fail("the client is shutting down");
-        self->state_ = State::stopped;
+        {
+            std::lock_guard lock(self->mutex_);
+            self->state_ = State::stopped;
+        }
         self->retry_timer_.cancel();
-        self->fail_pending(
-            connection_error("holdfast: client for " + self->server_ + " was closed before the command ran", false));
+        self->watch_timer_.cancel();
+        self->fail_waiting(connection_error("holdfast: the client for " + self->server_ + " was closed"), true);
     });
 }
 
 void Connection::submit(std::string encoded, ReplyHandler handler) {
-    bool post;
+    const auto now = Clock::now();
     {
         std::lock_guard lock(mutex_);
-        submitted_.push_back({std::move(encoded), std::move(handler), Clock::now()});
-        post = !flush_posted_;
-        flush_posted_ = true;
+        if (state_ != State::ready) {
+            if (state_ == State::stopped) {
+                if (handler)
+                    asio::post(io_, [handler = std::move(handler), server = server_] {
+                        handler(connection_error("holdfast: the client for " + server + " is closed"), Reply{});
+                    });
+                return;
+            }
+            waiting_.push_back({std::move(encoded), std::move(handler), now});
+            return;
+        }
+        if (!enqueue_locked(encoded, std::move(handler), now)) return;
     }
-    if (post) asio::post(io_, [self = shared_from_this()] { self->flush(); });
+    drain();
+}
+
+bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
+    output_ += encoded;
+    if (handler) in_flight_.push_back({std::move(handler), now});
+    if (writer_active_) return false;  // the active writer sends these too
+    writer_active_ = true;
+    return true;
+}
+
+// Sends until the output is empty, from whichever thread became the writer.
+void Connection::drain() {
+    std::lock_guard writing(write_mutex_);
+    std::string batch;
+    for (;;) {
+        int fd;
+        {
+            std::lock_guard lock(mutex_);
+            if (output_.empty() || fd_ < 0) {
+                writer_active_ = false;
+                return;
+            }
+            batch.swap(output_);
+            output_.clear();
+            fd = fd_;
+        }
+        std::size_t sent = 0;
+        while (sent < batch.size()) {
+            const ssize_t n = ::send(fd, batch.data() + sent, batch.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                sent += static_cast<std::size_t>(n);
+            } else if (n < 0 && errno == EINTR) {
+                continue;
+            } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                // Socket buffer full: the loop finishes this batch and keeps draining.
+                asio::post(io_, [self = shared_from_this(), rest = batch.substr(sent)]() mutable {
+                    self->write_rest_async(std::move(rest));
+                });
+                return;
+            } else {
+                const std::string why = std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE);
+                asio::post(io_, [self = shared_from_this(), why] { self->fail(why); });
+                return;  // fail() resets writer_active_
+            }
+        }
+        batch.clear();
+    }
+}
+
+void Connection::write_rest_async(std::string rest) {
+    auto buffer = std::make_shared<std::string>(std::move(rest));
+    const auto generation = generation_;
+    asio::async_write(socket_, asio::buffer(*buffer),
+                      [self = shared_from_this(), buffer, generation](asio::error_code ec, std::size_t) {
+                          if (generation != self->generation_) return;
+                          if (ec) return self->fail("write failed: " + ec.message());
+                          self->drain();
+                      });
 }
 
 void Connection::connect() {
     if (state_ == State::stopped) return;
-    state_ = State::connecting;
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::connecting;
+    }
     const auto generation = ++generation_;
     auto self = shared_from_this();
     connect_timer_.expires_after(config_.connect_timeout);
@@ -88,12 +167,15 @@ void Connection::connect() {
 }
 
 void Connection::on_connected() {
-    if (config_.unix_socket.empty()) {
-        asio::error_code ignored;
-        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
-    }
+    asio::error_code ignored;
+    if (config_.unix_socket.empty()) socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    socket_.non_blocking(true, ignored);
     reader_.reset();
-    state_ = State::handshake;
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::handshake;
+        fd_ = socket_.native_handle();
+    }
     read_more();
     send_handshake();
 }
@@ -111,75 +193,40 @@ void Connection::send_handshake() {
     commands.push_back(encode_command({"PING"}));
     handshake_replies_ = static_cast<int>(commands.size());
     const auto generation = generation_;
-    for (std::size_t i = 0; i < commands.size(); ++i) {
-        const bool is_auth = i == 0 && !config_.password.empty();
-        auto self = shared_from_this();
-        in_flight_.push_back({[self, generation, is_auth](std::exception_ptr error, Reply reply) {
-                                  if (error || generation != self->generation_) return;
-                                  if (reply.is_error()) {
-                                      if (is_auth)
-                                          return self->fail("AUTH refused (" + reply.str +
-                                                                "); check the user name and password in the URL",
-                                                            true);
-                                      return self->fail("handshake refused: " + reply.str);
-                                  }
-                                  if (--self->handshake_replies_ > 0) return;
-                                  self->state_ = State::ready;
-                                  self->backoff_ = self->config_.retry_interval;
-                                  self->last_error_.clear();
-                                  if (self->on_ready) self->on_ready();
-                                  self->flush();
-                              },
-                              Clock::now()});
-        next_buffer_ += commands[i];
-    }
-    arm_reply_timer();
-    write_more();
-}
-
-void Connection::flush() {
-    std::vector<Pending> batch;
+    bool must_drain = false;
     {
         std::lock_guard lock(mutex_);
-        batch.swap(submitted_);
-        flush_posted_ = false;
+        for (std::size_t i = 0; i < commands.size(); ++i) {
+            const bool is_auth = i == 0 && !config_.password.empty();
+            auto handler = [self = shared_from_this(), generation, is_auth](std::exception_ptr error, Reply reply) {
+                if (error || generation != self->generation_) return;
+                if (reply.is_error()) {
+                    if (is_auth)
+                        return self->fail(
+                            "AUTH refused (" + reply.str + "); check the user name and password in the URL", true);
+                    return self->fail("handshake refused: " + reply.str);
+                }
+                if (--self->handshake_replies_ == 0) self->became_ready();
+            };
+            must_drain |= enqueue_locked(commands[i], std::move(handler), Clock::now());
+        }
     }
-    if (state_ == State::stopped) {
-        for (auto& p : batch)
-            if (p.handler)
-                p.handler(connection_error("holdfast: client for " + server_ + " is closed", false), Reply{});
-        return;
-    }
-    for (auto& p : batch) waiting_.push_back(std::move(p));
-    if (state_ != State::ready) {
-        arm_pending_timer();
-        return;
-    }
-    const auto now = Clock::now();
-    const bool was_idle = in_flight_.empty();
-    for (auto& p : waiting_) {
-        next_buffer_ += p.encoded;
-        if (p.handler) in_flight_.push_back({std::move(p.handler), now});
-    }
-    waiting_.clear();
-    if (was_idle) arm_reply_timer();
-    write_more();
+    if (must_drain) drain();
 }
 
-void Connection::write_more() {
-    if (writing_ || next_buffer_.empty()) return;
-    writing_ = true;
-    write_buffer_.swap(next_buffer_);
-    next_buffer_.clear();
-    const auto generation = generation_;
-    asio::async_write(socket_, asio::buffer(write_buffer_),
-                      [self = shared_from_this(), generation](asio::error_code ec, std::size_t) {
-                          if (generation != self->generation_) return;
-                          self->writing_ = false;
-                          if (ec) return self->fail("write failed: " + ec.message());
-                          self->write_buffer_.clear();
-                          self->write_more();
-                      });
+// Commands that waited for the connection go out first, in submission order.
+void Connection::became_ready() {
+    backoff_ = config_.retry_interval;
+    if (on_ready) on_ready();
+    bool must_drain = false;
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::ready;
+        last_error_.clear();
+        for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now());
+        waiting_.clear();
+    }
+    if (must_drain) drain();
 }
 
 void Connection::read_more() {
@@ -198,9 +245,15 @@ void Connection::on_bytes(std::size_t n) {
     try {
         reader_.feed(read_buffer_.data(), n);
         while (auto reply = reader_.next()) {
-            if (!in_flight_.empty()) {
-                auto handler = std::move(in_flight_.front().handler);
-                in_flight_.pop_front();
+            ReplyHandler handler;
+            {
+                std::lock_guard lock(mutex_);
+                if (!in_flight_.empty()) {
+                    handler = std::move(in_flight_.front().handler);
+                    in_flight_.pop_front();
+                }
+            }
+            if (handler) {
                 handler(nullptr, std::move(*reply));
             } else if (on_push) {
                 on_push(std::move(*reply));
@@ -218,30 +271,34 @@ void Connection::on_bytes(std::size_t n) {
 
 // Closes the socket, fails what was in flight, and schedules a reconnect.
 void Connection::fail(const std::string& why, bool auth_refused) {
-    if (state_ == State::stopped || state_ == State::backoff || state_ == State::idle) {
-        if (state_ != State::stopped) last_error_ = why;
-        return;
+    std::deque<InFlight> in_flight;
+    bool was_established;
+    {
+        std::scoped_lock lock(write_mutex_, mutex_);
+        if (state_ == State::stopped || state_ == State::backoff || state_ == State::idle) {
+            if (state_ != State::stopped) last_error_ = why;
+            return;
+        }
+        was_established = state_ == State::ready || state_ == State::handshake;
+        last_error_ = why;
+        state_ = State::backoff;
+        fd_ = -1;
+        output_.clear();
+        writer_active_ = false;
+        in_flight.swap(in_flight_);
+        ++generation_;
+        asio::error_code ignored;
+        socket_.close(ignored);
     }
-    ++generation_;
-    last_error_ = why;
-    asio::error_code ignored;
-    socket_.close(ignored);
     resolver_.cancel();
     connect_timer_.cancel();
-    writing_ = false;
-    write_buffer_.clear();
-    next_buffer_.clear();
-    const bool was_established = state_ == State::ready || state_ == State::handshake;
-    auto in_flight = std::move(in_flight_);
-    in_flight_.clear();
-    state_ = State::backoff;
     auto error = connection_error("holdfast: connection to " + server_ + " lost (" + why + ")" +
                                       (was_established ? "; the command may or may not have run" : ""),
                                   auth_refused);
     for (auto& f : in_flight)
         if (f.handler) f.handler(error, Reply{});
-    if (auth_refused)
-        fail_pending(connection_error("holdfast: " + server_ + ": " + why, true));
+    // Retrying cannot fix refused credentials: fail the waiting commands now.
+    if (auth_refused) fail_waiting(connection_error("holdfast: " + server_ + ": " + why, true), true);
     schedule_reconnect();
 }
 
@@ -253,56 +310,49 @@ void Connection::schedule_reconnect() {
         if (ec || self->state_ != State::backoff) return;
         self->connect();
     });
-    arm_pending_timer();
 }
 
-void Connection::arm_pending_timer() {
-    if (pending_timer_armed_ || waiting_.empty()) return;
-    pending_timer_armed_ = true;
-    pending_timer_.expires_at(waiting_.front().since + config_.timeout);
-    pending_timer_.async_wait([self = shared_from_this()](asio::error_code) {
-        self->pending_timer_armed_ = false;
-        self->expire_pending();
+// One periodic check serves both timeouts: a stalled server (oldest reply
+// overdue) and commands waiting too long for a connection. Ticking a few
+// times per timeout keeps the hot path free of per-command timers.
+void Connection::watch() {
+    const auto period = std::clamp(config_.timeout / 8, std::chrono::milliseconds(5), std::chrono::milliseconds(250));
+    watch_timer_.expires_after(period);
+    watch_timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+        if (ec || self->state_ == State::stopped) return;
+        const auto now = Clock::now();
+        bool stalled;
+        {
+            std::lock_guard lock(self->mutex_);
+            stalled = !self->in_flight_.empty() && self->in_flight_.front().sent + self->config_.timeout <= now;
+        }
+        if (stalled) self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms");
+        self->fail_waiting(nullptr, false);
+        self->watch();
     });
 }
 
-void Connection::expire_pending() {
-    if (state_ == State::ready) return;  // flushed meanwhile
-    const auto now = Clock::now();
-    while (!waiting_.empty() && waiting_.front().since + config_.timeout <= now) {
-        auto p = std::move(waiting_.front());
-        waiting_.pop_front();
-        std::string reason = last_error_.empty() ? "still connecting" : last_error_;
-        if (p.handler)
-            p.handler(connection_error("holdfast: no connection to " + server_ + " within " +
-                                           std::to_string(config_.timeout.count()) + " ms (" + reason +
-                                           "); is the server running and reachable?",
-                                       false),
-                      Reply{});
+// Fails waiting commands: all of them with `error`, or (all == false) those
+// older than the timeout with an error naming the server and the last failure.
+void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
+    std::vector<Pending> expired;
+    std::string reason;
+    {
+        std::lock_guard lock(mutex_);
+        const auto cutoff = Clock::now() - config_.timeout;
+        while (!waiting_.empty() && (all || waiting_.front().since <= cutoff)) {
+            expired.push_back(std::move(waiting_.front()));
+            waiting_.pop_front();
+        }
+        reason = last_error_.empty() ? "still connecting" : last_error_;
     }
-    arm_pending_timer();
-}
-
-void Connection::fail_pending(const std::exception_ptr& error) {
-    auto waiting = std::move(waiting_);
-    waiting_.clear();
-    for (auto& p : waiting)
-        if (p.handler) p.handler(error, Reply{});
-}
-
-// One timer watches the oldest command in flight; it is re-armed only when it
-// fires, not per reply, so a busy pipeline pays nothing for it.
-void Connection::arm_reply_timer() {
-    if (reply_timer_armed_ || in_flight_.empty()) return;
-    reply_timer_armed_ = true;
-    reply_timer_.expires_at(in_flight_.front().sent + config_.timeout);
-    reply_timer_.async_wait([self = shared_from_this()](asio::error_code) {
-        self->reply_timer_armed_ = false;
-        if (self->in_flight_.empty() || self->state_ == State::stopped) return;
-        if (self->in_flight_.front().sent + self->config_.timeout <= Clock::now())
-            return self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms");
-        self->arm_reply_timer();
-    });
+    if (expired.empty()) return;
+    auto timeout_error = error ? error
+                               : connection_error("holdfast: no connection to " + server_ + " within " +
+                                                  std::to_string(config_.timeout.count()) + " ms (" + reason +
+                                                  "); is the server running and reachable?");
+    for (auto& p : expired)
+        if (p.handler) p.handler(timeout_error, Reply{});
 }
 
 }  // namespace holdfast::detail

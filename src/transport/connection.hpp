@@ -22,8 +22,14 @@ namespace holdfast::detail {
 /// reply, which may itself be a server error reply.
 using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 
-/// A connection pipelines: every command submitted is appended to one write
+/// A connection pipelines: every command submitted is appended to one output
 /// buffer and its handler to a FIFO; replies complete handlers in order.
+///
+/// Writes: whichever thread finds no writer active becomes the writer and
+/// sends the whole buffer with a non-blocking send(), commands that others
+/// queued meanwhile included; only a full socket buffer hands the rest to the
+/// event loop. So an idle connection costs a command no thread switch on the
+/// way out, and a busy one batches every command into few syscalls.
 ///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
@@ -52,64 +58,65 @@ public:
     /// authenticated, before queued commands are written.
     std::function<void()> on_ready;
 
+    /// io thread only.
     bool ready() const { return state_ == State::ready; }
     const std::string& server() const { return server_; }
 
 private:
     enum class State { idle, connecting, handshake, ready, backoff, stopped };
+    using Clock = std::chrono::steady_clock;
     struct Pending {
         std::string encoded;
         ReplyHandler handler;
-        std::chrono::steady_clock::time_point since;
+        Clock::time_point since;
     };
     struct InFlight {
         ReplyHandler handler;
-        std::chrono::steady_clock::time_point sent;
+        Clock::time_point sent;
     };
 
     void connect();
     void on_connected();
     void send_handshake();
-    void flush();
-    void write_more();
+    void became_ready();
+    /// Appends to the output and the FIFO; true if the caller must drain().
+    bool enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now);
+    void drain();
+    void write_rest_async(std::string rest);
     void read_more();
     void on_bytes(std::size_t n);
     void fail(const std::string& why, bool auth_refused = false);
     void schedule_reconnect();
-    void arm_pending_timer();
-    void expire_pending();
-    void arm_reply_timer();
-    void fail_pending(const std::exception_ptr& error);
+    void watch();
+    void fail_waiting(const std::exception_ptr& error, bool all);
 
     asio::io_context& io_;
-    Config config_;
-    std::string server_;
+    const Config config_;
+    const std::string server_;
     asio::generic::stream_protocol::socket socket_;
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer connect_timer_;
     asio::steady_timer retry_timer_;
-    asio::steady_timer pending_timer_;
-    asio::steady_timer reply_timer_;
-    bool reply_timer_armed_ = false;
-    bool pending_timer_armed_ = false;
+    asio::steady_timer watch_timer_;
 
-    // Shared with submitting threads.
+    // Held by the one thread writing to the socket, so fail() cannot close
+    // (and the OS reuse) the descriptor under a send().
+    std::mutex write_mutex_;
+    // Guards everything below it.
     std::mutex mutex_;
-    std::vector<Pending> submitted_;
-    bool flush_posted_ = false;
+    State state_ = State::idle;
+    int fd_ = -1;                   // the socket while handshaking or ready
+    std::string output_;            // bytes not yet handed to a writer
+    bool writer_active_ = false;
+    std::deque<InFlight> in_flight_;
+    std::deque<Pending> waiting_;   // submitted while not ready
+    std::string last_error_;
 
     // io thread only.
-    State state_ = State::idle;
     std::uint64_t generation_ = 0;  // bumps on each new socket; stale callbacks check it
-    std::deque<Pending> waiting_;   // submitted while not ready
-    std::deque<InFlight> in_flight_;
-    std::string write_buffer_;      // being written
-    std::string next_buffer_;       // accumulating behind it
-    bool writing_ = false;
     std::vector<char> read_buffer_;
     ReplyReader reader_;
     std::chrono::milliseconds backoff_;
-    std::string last_error_;
     int handshake_replies_ = 0;
 };
 

@@ -47,18 +47,18 @@ void Transport::eval(const Script& script, const std::vector<std::string_view>& 
     argv.insert(argv.end(), keys.begin(), keys.end());
     argv.insert(argv.end(), args.begin(), args.end());
     Connection& connection = connection_for(keys.empty() ? std::string_view{} : keys.front());
-    // Kept to build the EVAL form, needed only if the server lost the script.
-    auto retained = std::make_shared<std::vector<std::string>>(argv.begin(), argv.end());
-    connection.submit(encode_command(argv), [&connection, &script, retained, handler = std::move(handler)](
-                                                std::exception_ptr error, Reply reply) mutable {
-        if (!error && reply.is_error_code("NOSCRIPT")) {
-            std::vector<std::string_view> eval_form(retained->begin(), retained->end());
-            eval_form[0] = "EVAL";
-            eval_form[1] = script.body;
-            connection.submit(encode_command(eval_form), std::move(handler));
-            return;
-        }
-        handler(error, std::move(reply));
+    // A copy of the request, needed only if the server lost the script: then
+    // it is read back (it is RESP too) and sent again as EVAL with the body.
+    auto evalsha = std::make_shared<std::string>(encode_command(argv));
+    connection.submit(*evalsha, [&connection, &script, evalsha, handler = std::move(handler)](
+                                    std::exception_ptr error, Reply reply) mutable {
+        if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
+        ReplyReader reader;
+        reader.feed(evalsha->data(), evalsha->size());
+        auto request = reader.next();
+        std::vector<std::string_view> eval_form{"EVAL", script.body};
+        for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
+        connection.submit(encode_command(eval_form), std::move(handler));
     });
 }
 
