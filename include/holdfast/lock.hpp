@@ -70,7 +70,11 @@ public:
         const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
         return try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
     }
-    /// Releases one hold of the calling thread. Throws NotOwnerError if it holds none.
+    /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
+    /// none (its lease ran out, or it was force-unlocked) and ConnectionError if
+    /// the server cannot be reached. Inside std::lock_guard or std::scoped_lock
+    /// (noexcept destructors) such a throw terminates: a loud end for a lost
+    /// lock. Code that must survive it calls unlock() itself, in a try.
     void unlock();
 
     /// Deletes the lock whoever holds it and wakes the waiters. True if it was held.
