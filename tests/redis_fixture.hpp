@@ -33,6 +33,14 @@ protected:
         return at == std::string::npos ? 0 : std::stoll(info.substr(at + tag.size()));
     }
 
+    /// Error replies with `code` (e.g. "NOPERM") since the last CONFIG RESETSTAT.
+    long long errors(const std::string& code) const {
+        const std::string info = raw->string({"INFO", "errorstats"});
+        const std::string tag = "errorstat_" + code + ":count=";
+        const auto at = info.find(tag);
+        return at == std::string::npos ? 0 : std::stoll(info.substr(at + tag.size()));
+    }
+
     /// Script calls: what one acquire attempt, release or renewal costs.
     long long script_calls() const { return calls("evalsha") + calls("eval"); }
 

@@ -12,6 +12,7 @@ Subscriber::Subscriber(std::shared_ptr<Connection> connection) : connection_(std
 void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener> listener) {
     auto& entry = channels_[channel];
     entry.listeners.push_back(listener);
+    if (entry.listeners.size() == 1) listened_.fetch_add(1, std::memory_order_relaxed);
     if (entry.active) {
         listener->on_subscribed();
         return;
@@ -26,18 +27,13 @@ void Subscriber::remove(const std::string& channel, const ChannelListener* liste
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& listeners = it->second.listeners;
-    std::erase_if(listeners, [listener](const auto& l) { return l.get() == listener; });
+    if (std::erase_if(listeners, [listener](const auto& l) { return l.get() == listener; }) == 0) return;
     if (!listeners.empty()) return;
+    listened_.fetch_sub(1, std::memory_order_relaxed);
     it->second.wanted = false;
     it->second.active = false;
     if (connection_->ready()) send("UNSUBSCRIBE", channel);
     if (it->second.pending_replies == 0) channels_.erase(it);  // not connected: nothing to undo
-}
-
-std::size_t Subscriber::channel_count() const {
-    std::size_t n = 0;
-    for (const auto& [name, entry] : channels_) n += entry.listeners.empty() ? 0 : 1;
-    return n;
 }
 
 void Subscriber::send(std::string_view command, const std::string& channel) {

@@ -2,6 +2,7 @@
 // all local listeners, unsubscribed when the last one leaves.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,7 +25,7 @@ public:
     virtual bool on_message(std::string_view payload) = 0;
 };
 
-/// Thread safety: io thread only.
+/// Thread safety: io thread only, but for channel_count().
 class Subscriber {
 public:
     explicit Subscriber(std::shared_ptr<Connection> connection);
@@ -35,8 +36,8 @@ public:
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
 
-    /// Channels with at least one listener (for tests and diagnostics).
-    std::size_t channel_count() const;
+    /// Channels with at least one listener. Any thread (tests, diagnostics).
+    std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }
 
     void stop() { connection_->stop(); }
 
@@ -54,6 +55,7 @@ private:
 
     std::shared_ptr<Connection> connection_;
     std::map<std::string, Channel, std::less<>> channels_;
+    std::atomic<std::size_t> listened_{0};
 };
 
 }  // namespace holdfast::detail

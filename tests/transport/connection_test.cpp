@@ -1,0 +1,83 @@
+// Connections: Unix sockets, peers that are not Redis, reconnects.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+class UnixSocket : public RedisTest {
+protected:
+    std::vector<std::string> server_args() override {
+        socket_path = "/tmp/holdfast-test-" + std::to_string(::getpid()) + ".sock";
+        return {"--unixsocket", socket_path, "--unixsocketperm", "700"};
+    }
+    void TearDown() override { ::unlink(socket_path.c_str()); }
+    std::string socket_path;
+};
+
+TEST_F(UnixSocket, LocksOverAUnixSocket) {
+    Client client("unix://" + socket_path);
+    Lock lock(client, "local");
+    lock.lock();
+    EXPECT_EQ(raw->string({"HGET", "local", client.current_owner()}), "1");
+    lock.unlock();
+}
+
+// A TCP peer that answers everything with an HTTP error.
+class NotRedis {
+public:
+    NotRedis() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port = ntohs(addr.sin_port);
+        ::listen(fd_, 8);
+        thread_ = std::thread([this] {
+            for (;;) {
+                const int client = ::accept(fd_, nullptr, nullptr);
+                if (client < 0) return;
+                const char reply[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+                (void)!::write(client, reply, sizeof reply - 1);
+                ::close(client);
+            }
+        });
+    }
+    ~NotRedis() {
+        ::shutdown(fd_, SHUT_RDWR);
+        ::close(fd_);
+        thread_.join();
+    }
+    std::uint16_t port = 0;
+
+private:
+    int fd_;
+    std::thread thread_;
+};
+
+TEST(NotARedisServer, IsNamedAsSuch) {
+    NotRedis peer;
+    Config c;
+    c.port = peer.port;
+    c.timeout = std::chrono::milliseconds(500);
+    try {
+        Client client(c);
+        FAIL() << "a web server passed for Redis";
+    } catch (const ConnectionError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("127.0.0.1:" + std::to_string(peer.port)), std::string::npos) << what;
+        EXPECT_NE(what.find("Redis"), std::string::npos) << what;
+    }
+}
+
+}  // namespace
+}  // namespace holdfast::testing
