@@ -76,11 +76,24 @@ void Connection::submit(std::string encoded, ReplyHandler handler) {
 }
 
 bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
+    const bool awaiting_replies = !in_flight_.empty();
     output_ += encoded;
     if (handler) in_flight_.push_back({std::move(handler), now});
     if (writer_active_) return false;  // the active writer sends these too
+    // Replies are due, so the loop will wake to read them and then send
+    // everything queued by then in one batch (flush_after_read).
+    if (awaiting_replies) return false;
     writer_active_ = true;
     return true;
+}
+
+void Connection::flush_after_read() {
+    {
+        std::lock_guard lock(mutex_);
+        if (output_.empty() || writer_active_) return;
+        writer_active_ = true;
+    }
+    drain();
 }
 
 // Sends until the output is empty, from whichever thread became the writer.
@@ -266,6 +279,7 @@ void Connection::on_bytes(std::size_t n) {
     } catch (const std::runtime_error& e) {
         return fail(std::string(e.what()) + " (is this a Redis server?)");
     }
+    flush_after_read();
     read_more();
 }
 

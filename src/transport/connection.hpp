@@ -25,11 +25,12 @@ using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 /// A connection pipelines: every command submitted is appended to one output
 /// buffer and its handler to a FIFO; replies complete handlers in order.
 ///
-/// Writes: whichever thread finds no writer active becomes the writer and
-/// sends the whole buffer with a non-blocking send(), commands that others
-/// queued meanwhile included; only a full socket buffer hands the rest to the
-/// event loop. So an idle connection costs a command no thread switch on the
-/// way out, and a busy one batches every command into few syscalls.
+/// Writes: on an idle connection (no reply due) the submitting thread sends
+/// its command itself with a non-blocking send(), so it costs no thread
+/// switch. While replies are due, commands queue up and the loop thread sends
+/// them in one batch right after it has read the next replies, so a busy
+/// connection costs one syscall per batch, not per command. Only a full socket
+/// buffer hands a write to the loop's async_write.
 ///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
@@ -82,6 +83,7 @@ private:
     /// Appends to the output and the FIFO; true if the caller must drain().
     bool enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now);
     void drain();
+    void flush_after_read();
     void write_rest_async(std::string rest);
     void read_more();
     void on_bytes(std::size_t n);
