@@ -55,7 +55,7 @@ void Connection::stop() {
     });
 }
 
-void Connection::submit(std::string encoded, ReplyHandler handler) {
+void Connection::submit(std::string_view encoded, ReplyHandler handler) {
     const auto now = Clock::now();
     {
         std::lock_guard lock(mutex_);
@@ -67,7 +67,7 @@ void Connection::submit(std::string encoded, ReplyHandler handler) {
                     });
                 return;
             }
-            waiting_.push_back({std::move(encoded), std::move(handler), now});
+            waiting_.push_back({std::string(encoded), std::move(handler), now});
             return;
         }
         if (!enqueue_locked(encoded, std::move(handler), now)) return;

@@ -51,7 +51,7 @@ public:
 
     /// Queues RESP bytes; `handler` (may be empty for pub/sub commands) runs on
     /// the io thread with the reply.
-    void submit(std::string encoded, ReplyHandler handler);
+    void submit(std::string_view encoded, ReplyHandler handler);
 
     /// Subscriber mode: replies with no pending handler (pub/sub pushes) go here.
     std::function<void(Reply)> on_push;
