@@ -3,6 +3,8 @@
 # (src/lock/acquire.lua -> lock_acquire), holding the body and its SHA1 so the
 # transport can call EVALSHA without loading first.
 function(holdfast_embed_scripts files outdir)
+  # Editing a script re-runs this at the next build.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files})
   set(decls "")
   set(defs "")
   foreach(file IN LISTS files)

@@ -30,9 +30,19 @@ void check_wait(Lock::Duration wait) {
         throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
 }
 
+// A blocking call from the loop thread (a stop_callback, say) would wait for
+// the very thread that must deliver its reply.
+void refuse_loop_thread(detail::ClientCore& core) {
+    if (core.transport.on_loop_thread())
+        throw std::logic_error(
+            "holdfast: blocking Lock call on the client's event loop thread (from a callback such as a "
+            "lease-lost stop_callback); it would wait forever. Use the async_ members or another thread");
+}
+
 // Blocks on a one-shot command and returns its reply, throwing what failed.
 Reply query(detail::ClientCore& core, const std::string& key, std::string what,
             std::vector<std::string_view> args) {
+    refuse_loop_thread(core);
     detail::BlockingResult<Reply> result;
     core.transport.execute(key, args, [&core, &result, key, what](std::exception_ptr error, Reply reply) {
         if (error || !reply.is_error()) return result.set(std::move(error), std::move(reply));
@@ -80,28 +90,28 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
 
 void Lock::release(std::string owner, Released done) {
     auto& core = client_->core();
-    const std::string lease_ms = std::to_string(core.watchdog.lease().count());
+    // A watchdog hold still held after this unlock gets a fresh lease; an
+    // explicit lease keeps its deadline (0).
+    const std::string lease_ms =
+        core.watchdog.tracks(name_, owner) ? std::to_string(core.watchdog.lease().count()) : "0";
     core.transport.eval(
         scripts::lock_release, {name_, channel_}, {unlock_message, lease_ms, owner, publish_command},
         [&core, name = name_, owner, done = std::move(done)](std::exception_ptr error, Reply reply) {
-            if (error || reply.is_error()) {
-                // Outcome unknown or refused: stop renewing, the lease will end it.
-                core.watchdog.forget(name, owner);
-                if (error) return done(error);
-                return detail::reply_error(core.transport, name, "unlock", reply, done);
-            }
-            if (reply.is_nil()) {
-                core.watchdog.forget(name, owner);
+            // Renewal ends with the last hold, and with any failure: the
+            // outcome is unknown or refused, and the lease will end the hold.
+            if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, owner);
+            if (error) return done(error);
+            if (reply.is_error()) return detail::reply_error(core.transport, name, "unlock", reply, done);
+            if (reply.is_nil())
                 return done(std::make_exception_ptr(NotOwnerError(
                     "holdfast: cannot unlock '" + name + "': owner " + owner +
                     " does not hold it (never locked, already unlocked, or its lease ran out)")));
-            }
-            core.watchdog.untrack(name, owner, reply.integer == 1);
             done(nullptr);
         });
 }
 
 bool Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+    refuse_loop_thread(client_->core());
     detail::BlockingResult<bool> result;
     acquire(client_->current_owner(), wait, lease,
             [&result](std::exception_ptr error, bool acquired) { result.set(std::move(error), acquired); });
@@ -124,6 +134,7 @@ bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
 }
 
 void Lock::unlock() {
+    refuse_loop_thread(client_->core());
     detail::BlockingResult<bool> result;
     release(client_->current_owner(), [&result](std::exception_ptr error) { result.set(std::move(error), true); });
     result.get();
@@ -164,17 +175,15 @@ std::future<void> Lock::async_unlock(std::string owner) {
 
 bool Lock::force_unlock() {
     auto& core = client_->core();
-    auto promise = std::make_shared<std::promise<bool>>();
-    auto future = promise->get_future();
+    refuse_loop_thread(core);
+    detail::BlockingResult<bool> result;
     core.transport.eval(scripts::lock_force_unlock, {name_, channel_}, {unlock_message, publish_command},
-                        [&core, name = name_, promise](std::exception_ptr error, Reply reply) {
-                            if (error) return promise->set_exception(error);
-                            if (reply.is_error())
-                                return detail::reply_error(core.transport, name, "force-unlock", reply,
-                                                           [promise](std::exception_ptr e) { promise->set_exception(e); });
-                            promise->set_value(reply.integer == 1);
+                        [&core, &result, name = name_](std::exception_ptr error, Reply reply) {
+                            if (error || !reply.is_error()) return result.set(std::move(error), reply.integer == 1);
+                            detail::reply_error(core.transport, name, "force-unlock", reply,
+                                                [&result](std::exception_ptr e) { result.set(std::move(e), false); });
                         });
-    return future.get();
+    return result.get();
 }
 
 bool Lock::is_locked() const {

@@ -1,12 +1,15 @@
 -- Reentrant lock release (Redisson RLock layout).
--- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message, ARGV[2] lease ms,
+-- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message, ARGV[2] lease ms
+-- to reset a still-held lock to (0: keep its TTL, for an explicit lease),
 -- ARGV[3] owner id, ARGV[4] publish command (publish or spublish).
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
 if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
     return nil
 end
 if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
-    redis.call('pexpire', KEYS[1], ARGV[2])
+    if tonumber(ARGV[2]) > 0 then
+        redis.call('pexpire', KEYS[1], ARGV[2])
+    end
     return 0
 end
 redis.call('del', KEYS[1])

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "holdfast/errors.hpp"
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
 
@@ -41,6 +42,7 @@ public:
         if (attempting_) {
             if (woken_) return false;  // already due to retry: pass the wake-up on
             woken_ = true;
+            consumed_wake_ = !all;
             return !all;
         }
         cancel_sleep();
@@ -48,10 +50,19 @@ public:
         return !all;
     }
 
+    void on_closed() override {
+        if (finished_) return;
+        subscribed_ = false;  // the subscriber is gone
+        finish(std::make_exception_ptr(ConnectionError("holdfast: the client was closed while waiting for '" +
+                                                       request_.channel + "'")),
+               false);
+    }
+
 private:
     void attempt() {
         attempting_ = true;
         woken_ = false;
+        consumed_wake_ = false;
         request_.attempt([self = shared_from_this()](Attempt result) { self->on_attempt(std::move(result)); });
     }
 
@@ -97,7 +108,12 @@ private:
     void finish(std::exception_ptr error, bool acquired) {
         finished_ = true;
         cancel_sleep();
-        if (subscribed_) transport_.subscriber().remove(request_.channel, this);
+        if (subscribed_) {
+            transport_.subscriber().remove(request_.channel, this);
+            // A release this waiter took for itself but cannot use (it gave up
+            // or failed) belongs to the next waiter.
+            if (consumed_wake_ && !acquired) transport_.subscriber().offer(request_.channel, "0");
+        }
         auto done = std::move(done_);
         done(std::move(error), acquired);
     }
@@ -108,6 +124,7 @@ private:
     std::optional<asio::steady_timer> timer_;
     bool attempting_ = false;
     bool woken_ = false;
+    bool consumed_wake_ = false;  // woken_ by a one-waiter message, kept from the others
     bool subscribed_ = false;
     bool finished_ = false;
 };

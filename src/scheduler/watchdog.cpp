@@ -13,24 +13,16 @@ Watchdog::~Watchdog() = default;
 
 void Watchdog::track(const Script& renew, const std::string& key, const std::string& owner) {
     std::lock_guard lock(mutex_);
-    auto& entry = entries_[{key, owner}];
-    if (entry.holds == 0) entry.generation = ++next_generation_;
-    entry.renew = &renew;
-    ++entry.holds;
+    auto [it, inserted] = entries_.try_emplace({key, owner});
+    if (inserted) it->second.generation = ++next_generation_;
+    it->second.renew = &renew;
     if (!armed_) {
         armed_ = true;
         transport_.run_on_loop([this] { arm(); });
     }
 }
 
-void Watchdog::untrack(const std::string& key, const std::string& owner, bool released) {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find({key, owner});
-    if (it == entries_.end()) return;
-    if (released || --it->second.holds <= 0) entries_.erase(it);
-}
-
-void Watchdog::forget(const std::string& key, const std::string& owner) {
+void Watchdog::untrack(const std::string& key, const std::string& owner) {
     std::lock_guard lock(mutex_);
     entries_.erase({key, owner});
 }
@@ -39,6 +31,11 @@ std::stop_token Watchdog::lease_lost(const std::string& key, const std::string& 
     std::lock_guard lock(mutex_);
     auto it = entries_.find({key, owner});
     return it == entries_.end() ? std::stop_token{} : it->second.lost.get_token();
+}
+
+bool Watchdog::tracks(const std::string& key, const std::string& owner) const {
+    std::lock_guard lock(mutex_);
+    return entries_.contains({key, owner});
 }
 
 std::size_t Watchdog::tracked() const {

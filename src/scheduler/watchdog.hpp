@@ -29,16 +29,15 @@ public:
     Watchdog(Transport& transport, std::chrono::milliseconds lease, std::size_t batch_size);
     ~Watchdog();
 
-    /// One more renewed hold of `key` by `owner`; the first starts renewal.
+    /// Renews `key` for `owner` from now on (idempotent: re-entries add nothing).
     void track(const Script& renew, const std::string& key, const std::string& owner);
-    /// One hold fewer; `released` (the server says the owner holds no more)
-    /// or a count at 0 stops renewal.
-    void untrack(const std::string& key, const std::string& owner, bool released);
-    /// Stops renewal of every hold of `key` (force unlock, failed unlock).
-    void forget(const std::string& key, const std::string& owner);
+    /// Stops renewing: the server says the owner's last hold is released, or
+    /// the unlock failed (the lease then ends the hold).
+    void untrack(const std::string& key, const std::string& owner);
 
     /// Requested when renewal finds the hold gone; no stop state if not tracked.
     std::stop_token lease_lost(const std::string& key, const std::string& owner) const;
+    bool tracks(const std::string& key, const std::string& owner) const;
     /// Holds being renewed (tests check nothing is left behind).
     std::size_t tracked() const;
     std::chrono::milliseconds lease() const { return lease_; }
@@ -46,7 +45,6 @@ public:
 private:
     struct Entry {
         const Script* renew;
-        long holds = 0;
         std::stop_source lost;
         std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
     };

@@ -41,22 +41,21 @@ void Connection::start() {
     });
 }
 
-void Connection::stop() {
-    asio::post(io_, [self = shared_from_this()] {
-        if (self->state_ == State::stopped) return;
-        self->fail("the client is shutting down");
-        {
-            std::lock_guard lock(self->mutex_);
-            self->state_ = State::stopped;
-        }
-        self->retry_timer_.cancel();
-        self->watch_timer_.cancel();
-        self->fail_waiting(connection_error("holdfast: the client for " + self->server_ + " was closed"), true);
-    });
+void Connection::stop_now() {
+    if (state_ == State::stopped) return;
+    fail("the client is shutting down");
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::stopped;
+    }
+    retry_timer_.cancel();
+    watch_timer_.cancel();
+    fail_waiting(connection_error("holdfast: the client for " + server_ + " was closed"), true);
 }
 
 void Connection::submit(std::string_view encoded, ReplyHandler handler) {
     const auto now = Clock::now();
+    std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
         if (state_ != State::ready) {
@@ -71,8 +70,9 @@ void Connection::submit(std::string_view encoded, ReplyHandler handler) {
             return;
         }
         if (!enqueue_locked(encoded, std::move(handler), now)) return;
+        epoch = epoch_;
     }
-    drain();
+    drain(epoch);
 }
 
 bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
@@ -88,22 +88,25 @@ bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, 
 }
 
 void Connection::flush_after_read() {
+    std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
         if (output_.empty() || writer_active_) return;
         writer_active_ = true;
+        epoch = epoch_;
     }
-    drain();
+    drain(epoch);
 }
 
 // Sends until the output is empty, from whichever thread became the writer.
-void Connection::drain() {
+void Connection::drain(std::uint64_t epoch) {
     std::lock_guard writing(write_mutex_);
     std::string batch;
     for (;;) {
         int fd;
         {
             std::lock_guard lock(mutex_);
+            if (epoch != epoch_) return;  // fail() ended this writer's turn
             if (output_.empty() || fd_ < 0) {
                 writer_active_ = false;
                 return;
@@ -121,13 +124,19 @@ void Connection::drain() {
                 continue;
             } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 // Socket buffer full: the loop finishes this batch and keeps draining.
-                asio::post(io_, [self = shared_from_this(), rest = batch.substr(sent)]() mutable {
-                    self->write_rest_async(std::move(rest));
+                asio::post(io_, [self = shared_from_this(), rest = batch.substr(sent), epoch]() mutable {
+                    self->write_rest_async(std::move(rest), epoch);
                 });
                 return;
             } else {
                 const std::string why = std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE);
-                asio::post(io_, [self = shared_from_this(), why] { self->fail(why); });
+                asio::post(io_, [self = shared_from_this(), why, epoch] {
+                    {
+                        std::lock_guard lock(self->mutex_);
+                        if (epoch != self->epoch_) return;  // already failed for its own reason
+                    }
+                    self->fail(why);
+                });
                 return;  // fail() resets writer_active_
             }
         }
@@ -135,14 +144,21 @@ void Connection::drain() {
     }
 }
 
-void Connection::write_rest_async(std::string rest) {
+// `epoch` is the writer's: if the connection failed since, the rest is void.
+void Connection::write_rest_async(std::string rest, std::uint64_t epoch) {
+    {
+        std::lock_guard lock(mutex_);
+        if (epoch != epoch_) return;
+    }
     auto buffer = std::make_shared<std::string>(std::move(rest));
-    const auto generation = generation_;
     asio::async_write(socket_, asio::buffer(*buffer),
-                      [self = shared_from_this(), buffer, generation](asio::error_code ec, std::size_t) {
-                          if (generation != self->generation_) return;
+                      [self = shared_from_this(), buffer, epoch](asio::error_code ec, std::size_t) {
+                          {
+                              std::lock_guard lock(self->mutex_);
+                              if (epoch != self->epoch_) return;
+                          }
                           if (ec) return self->fail("write failed: " + ec.message());
-                          self->drain();
+                          self->drain(epoch);
                       });
 }
 
@@ -207,24 +223,30 @@ void Connection::send_handshake() {
     handshake_replies_ = static_cast<int>(commands.size());
     const auto generation = generation_;
     bool must_drain = false;
+    std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < commands.size(); ++i) {
             const bool is_auth = i == 0 && !config_.password.empty();
             auto handler = [self = shared_from_this(), generation, is_auth](std::exception_ptr error, Reply reply) {
                 if (error || generation != self->generation_) return;
+                // Refused credentials or database: retrying cannot help, so
+                // waiting commands fail now (AuthError) rather than at the timeout.
                 if (reply.is_error()) {
                     if (is_auth)
                         return self->fail(
                             "AUTH refused (" + reply.str + "); check the user name and password in the URL", true);
-                    return self->fail("handshake refused: " + reply.str);
+                    return self->fail("the server refused the connection setup (" + reply.str +
+                                          "); check the password and database number in the URL",
+                                      true);
                 }
                 if (--self->handshake_replies_ == 0) self->became_ready();
             };
             must_drain |= enqueue_locked(commands[i], std::move(handler), Clock::now());
         }
+        epoch = epoch_;
     }
-    if (must_drain) drain();
+    if (must_drain) drain(epoch);
 }
 
 // Commands that waited for the connection go out first, in submission order.
@@ -232,14 +254,16 @@ void Connection::became_ready() {
     backoff_ = config_.retry_interval;
     if (on_ready) on_ready();
     bool must_drain = false;
+    std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
         state_ = State::ready;
         last_error_.clear();
         for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now());
         waiting_.clear();
+        epoch = epoch_;
     }
-    if (must_drain) drain();
+    if (must_drain) drain(epoch);
 }
 
 void Connection::read_more() {
@@ -255,29 +279,32 @@ void Connection::read_more() {
 
 void Connection::on_bytes(std::size_t n) {
     const auto generation = generation_;
-    try {
-        reader_.feed(read_buffer_.data(), n);
-        while (auto reply = reader_.next()) {
-            ReplyHandler handler;
-            {
-                std::lock_guard lock(mutex_);
-                if (!in_flight_.empty()) {
-                    handler = std::move(in_flight_.front().handler);
-                    in_flight_.pop_front();
-                }
-            }
-            if (handler) {
-                handler(nullptr, std::move(*reply));
-            } else if (on_push) {
-                on_push(std::move(*reply));
-            } else {
-                return fail("the server sent a reply nobody asked for: " + reply->describe());
-            }
-            // A handler may have failed or stopped the connection.
-            if (generation != generation_ || state_ == State::stopped) return;
+    for (bool first = true;; first = false) {
+        std::unique_ptr<Reply> reply;
+        try {
+            if (first) reader_.feed(read_buffer_.data(), n);
+            reply = reader_.next();
+        } catch (const std::runtime_error& e) {
+            return fail(std::string(e.what()) + " (is this a Redis server?)");
         }
-    } catch (const std::runtime_error& e) {
-        return fail(std::string(e.what()) + " (is this a Redis server?)");
+        if (!reply) break;
+        ReplyHandler handler;
+        {
+            std::lock_guard lock(mutex_);
+            if (!in_flight_.empty()) {
+                handler = std::move(in_flight_.front().handler);
+                in_flight_.pop_front();
+            }
+        }
+        if (handler) {
+            handler(nullptr, std::move(*reply));
+        } else if (on_push) {
+            on_push(std::move(*reply));
+        } else {
+            return fail("the server sent a reply nobody asked for: " + reply->describe());
+        }
+        // A handler may have failed or stopped the connection.
+        if (generation != generation_ || state_ == State::stopped) return;
     }
     flush_after_read();
     read_more();
@@ -297,6 +324,7 @@ void Connection::fail(const std::string& why, bool auth_refused) {
         last_error_ = why;
         state_ = State::backoff;
         fd_ = -1;
+        ++epoch_;
         output_.clear();
         writer_active_ = false;
         in_flight.swap(in_flight_);

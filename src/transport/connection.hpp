@@ -45,9 +45,10 @@ public:
     Connection(asio::io_context& io, const Config& config);
     ~Connection();
 
-    /// Starts connecting; reconnects after every drop until stop().
+    /// Starts connecting; reconnects after every drop until stopped.
     void start();
-    void stop();
+    /// Loop thread: closes for good, failing every queued and in-flight command.
+    void stop_now();
 
     /// Queues RESP bytes; `handler` (may be empty for pub/sub commands) runs on
     /// the io thread with the reply.
@@ -82,9 +83,11 @@ private:
     void became_ready();
     /// Appends to the output and the FIFO; true if the caller must drain().
     bool enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now);
-    void drain();
+    /// Sends the output; `epoch` is the connection's when the caller became
+    /// the writer, so a writer delayed past a reconnect cannot touch the new one.
+    void drain(std::uint64_t epoch);
     void flush_after_read();
-    void write_rest_async(std::string rest);
+    void write_rest_async(std::string rest, std::uint64_t generation);
     void read_more();
     void on_bytes(std::size_t n);
     void fail(const std::string& why, bool auth_refused = false);
@@ -108,6 +111,7 @@ private:
     std::mutex mutex_;
     State state_ = State::idle;
     int fd_ = -1;                   // the socket while handshaking or ready
+    std::uint64_t epoch_ = 0;       // bumps with every fail(): writers of an older one stand down
     std::string output_;            // bytes not yet handed to a writer
     bool writer_active_ = false;
     std::deque<InFlight> in_flight_;

@@ -56,6 +56,24 @@ void Subscriber::on_ready() {
     }
 }
 
+void Subscriber::offer(const std::string& channel, std::string_view payload) {
+    auto it = channels_.find(channel);
+    if (it == channels_.end()) return;
+    // Copy: a listener may leave (and so edit the list) while it is offered the message.
+    auto listeners = it->second.listeners;
+    for (auto& l : listeners)
+        if (l->on_message(payload)) break;
+}
+
+void Subscriber::stop_now() {
+    connection_->stop_now();
+    auto channels = std::move(channels_);
+    channels_.clear();
+    listened_.store(0, std::memory_order_relaxed);
+    for (auto& [name, entry] : channels)
+        for (auto& l : entry.listeners) l->on_closed();
+}
+
 void Subscriber::on_push(const Reply& reply) {
     if (!reply.is_array() || reply.elements.size() < 3) return;
     const std::string& kind = reply.elements[0].str;
@@ -63,13 +81,7 @@ void Subscriber::on_push(const Reply& reply) {
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& entry = it->second;
-    if (kind == "message") {
-        // Copy: a listener may leave (and so edit the list) while it is offered the message.
-        auto listeners = entry.listeners;
-        for (auto& l : listeners)
-            if (l->on_message(reply.elements[2].str)) break;
-        return;
-    }
+    if (kind == "message") return offer(channel, reply.elements[2].str);
     if (kind != "subscribe" && kind != "unsubscribe") return;
     if (entry.pending_replies > 0) --entry.pending_replies;
     if (entry.pending_replies > 0) return;

@@ -23,6 +23,8 @@ public:
     /// A message arrived. Listeners are offered it in the order they joined;
     /// returning true consumes it so later listeners do not see it.
     virtual bool on_message(std::string_view payload) = 0;
+    /// The client is shutting down: no message will come.
+    virtual void on_closed() = 0;
 };
 
 /// Thread safety: io thread only, but for channel_count().
@@ -35,11 +37,15 @@ public:
     void add(const std::string& channel, std::shared_ptr<ChannelListener> listener);
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
+    /// Offers `payload` to the channel's listeners as if it had just arrived:
+    /// a listener that consumed a wake-up it cannot use passes it on.
+    void offer(const std::string& channel, std::string_view payload);
 
     /// Channels with at least one listener. Any thread (tests, diagnostics).
     std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }
 
-    void stop() { connection_->stop(); }
+    /// Loop thread: closes the connection and tells every listener.
+    void stop_now();
 
 private:
     struct Channel {

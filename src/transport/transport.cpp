@@ -20,13 +20,13 @@ Transport::~Transport() { shutdown(); }
 
 void Transport::shutdown() {
     if (!thread_.joinable()) return;
+    // One task does it all, so nothing queued behind it is skipped: every
+    // command and waiter fails with ConnectionError before the loop ends.
     asio::post(io_, [this] {
-        for (auto& c : connections_) c->stop();
-        subscriber_->stop();
+        for (auto& c : connections_) c->stop_now();
+        subscriber_->stop_now();
+        io_.stop();
     });
-    work_.reset();
-    // Let stop() fail what is queued, then end the loop.
-    asio::post(io_, [this] { io_.stop(); });
     thread_.join();
 }
 

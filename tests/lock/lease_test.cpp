@@ -131,3 +131,51 @@ TEST_F(Leases, StopTokenFiresOnForceUnlockButNotOnOwnUnlock) {
 
 }  // namespace
 }  // namespace holdfast::testing
+
+namespace holdfast::testing {
+namespace {
+
+TEST_F(Leases, PartialUnlockKeepsAnExplicitLeasesDeadline) {
+    Client client(config());
+    Lock lock(client, "timed");
+    lock.lock(std::chrono::seconds(5));
+    lock.lock(std::chrono::seconds(5));
+    lock.unlock();
+    const long long pttl = raw->integer({"PTTL", "timed"});
+    EXPECT_GT(pttl, 0);
+    EXPECT_LE(pttl, 5000);  // not reset to the 30 s watchdog lease
+    lock.unlock();
+}
+
+TEST_F(Leases, MixedLeasesKeepRenewingUntilTheLastUnlock) {
+    Client client(short_watchdog());
+    Lock lock(client, "mixed");
+    lock.lock();
+    lock.lock(std::chrono::seconds(5));
+    lock.unlock();
+    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    lock.unlock();
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+TEST_F(Leases, BlockingCallsFromALeaseLostCallbackAreRefused) {
+    Client client(short_watchdog());
+    Lock lock(client, "callback");
+    lock.lock();
+    std::atomic<bool> refused{false};
+    std::stop_callback callback(lock.lease_lost_token(), [&] {
+        try {
+            lock.is_locked();  // would wait for the loop thread it runs on
+        } catch (const std::logic_error&) {
+            refused = true;
+        }
+    });
+    raw->command({"DEL", "callback"});
+    EXPECT_TRUE(eventually([&] { return refused.load(); }));
+    // The loop is still alive: the client keeps working.
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+}
+
+}  // namespace
+}  // namespace holdfast::testing

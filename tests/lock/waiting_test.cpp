@@ -106,3 +106,30 @@ TEST_F(Waiting, ExpiredLeaseLetsTheWaiterInWithoutAMessage) {
 
 }  // namespace
 }  // namespace holdfast::testing
+
+namespace holdfast::testing {
+namespace {
+
+TEST_F(Waiting, ClosingTheClientFailsItsWaiters) {
+    Client holder_client(config());
+    Lock held(holder_client, "door");
+    held.lock();
+    auto waiter_client = std::make_unique<Client>(config());
+    Lock wanted(*waiter_client, "door");
+    auto waiter = std::async(std::launch::async, [&] {
+        try {
+            wanted.try_lock_for(std::chrono::seconds(30));
+            return std::string("returned");
+        } catch (const ConnectionError& e) {
+            return std::string(e.what());
+        }
+    });
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+    waiter_client.reset();
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_NE(waiter.get().find("closed"), std::string::npos);
+    held.unlock();
+}
+
+}  // namespace
+}  // namespace holdfast::testing
