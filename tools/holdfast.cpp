@@ -1,1 +1,153 @@
-int main() { return 0; }
+// holdfast: the command line tool. Parses the arguments, runs one
+// subcommand (cli/*.cpp), and turns failures into exit codes.
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.hpp"
+#include "cli/duration.hpp"
+#include "holdfast/holdfast.hpp"
+
+namespace holdfast::cli {
+
+Config make_config(const GlobalOptions& options) {
+    Config config;
+    try {
+        config = Config::from_uri(options.url);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(describe(e));
+    }
+    if (options.watchdog_timeout) config.lock_watchdog_timeout = *options.watchdog_timeout;
+    return config;
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* description =
+    "holdfast: distributed locks on Redis, compatible with Redisson's RLock.\n"
+    "A lock is a Redis hash named after it; Java services using Redisson on the same name share it.";
+
+constexpr const char* exit_codes =
+    "Exit codes: 0 success; 1 server or lock error (e.g. the key is not a lock); 2 bad usage;\n"
+    "69 Redis unreachable or credentials refused; 75 --wait ran out. `run` otherwise exits with\n"
+    "the command's status (128+N if signal N killed it; 126 not executable; 127 not found).";
+
+constexpr const char* run_footer =
+    "Examples:\n"
+    "  holdfast run nightly-report -- ./report.sh --full\n"
+    "  holdfast run --wait 10s --lease 5m deploy -- make deploy\n"
+    "Without --lease the lock is renewed while COMMAND runs; if it is lost anyway (expired, or\n"
+    "force-unlocked) COMMAND gets SIGTERM. SIGINT, SIGTERM and SIGHUP sent to holdfast are passed on.";
+
+// CLI11 check: a duration, and at least `minimum`.
+CLI::Validator duration_at_least(Duration minimum, std::string too_small) {
+    return CLI::Validator(
+        [minimum, too_small](std::string& text) -> std::string {
+            try {
+                return parse_duration(text) < minimum ? "'" + text + "' " + too_small : std::string();
+            } catch (const UsageError& e) {
+                return e.what();
+            }
+        },
+        "");
+}
+
+const CLI::Validator non_empty(
+    [](std::string& text) { return text.empty() ? std::string("a lock name must not be empty") : std::string(); }, "");
+
+// Adds a DURATION option that stores its parsed value in `target`.
+CLI::Option* add_duration(CLI::App& app, const std::string& flags, std::optional<Duration>& target,
+                          const std::string& help, CLI::Validator check) {
+    return app
+        .add_option_function<std::string>(
+            flags, [&target](const std::string& text) { target = parse_duration(text); }, help)
+        ->type_name("DURATION")
+        ->check(std::move(check));
+}
+
+void add_global_options(CLI::App& app, GlobalOptions& global) {
+    app.add_option("--url", global.url, "Redis server: redis://[user:password@]host[:port][/db] or unix:///path.sock")
+        ->envname("REDIS_URL")
+        ->capture_default_str();
+    add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
+                 "Lease of a lock taken without --lease, renewed every third of it [30s]",
+                 duration_at_least(3ms, "is below the minimum of 3ms"));
+}
+
+CLI::App* add_run(CLI::App& app, RunOptions& run) {
+    auto* sub = app.add_subcommand("run", "Take lock NAME, run COMMAND while holding it, release it when COMMAND exits");
+    sub->add_option("NAME", run.name, "Lock name")->required()->check(non_empty);
+    add_duration(*sub, "--lease", run.lease,
+                 "Hold the lock for this long, not renewed (default: renewed while COMMAND runs)",
+                 duration_at_least(1ms, "is not a lease: it must be greater than 0"));
+    add_duration(*sub, "-w,--wait", run.wait,
+                 "Give up after this long and exit 75 without running COMMAND (default: wait as long as it takes)",
+                 duration_at_least(0ms, ""));
+    sub->add_option("COMMAND", run.command, "The command and its arguments; put -- before it")->required();
+    sub->footer(run_footer);
+    return sub;
+}
+
+CLI::App* add_status(CLI::App& app, std::string& name) {
+    auto* sub = app.add_subcommand("status", "Print whether lock NAME is locked, by whom, and its remaining lease");
+    sub->add_option("NAME", name, "Lock name")->required()->check(non_empty);
+    return sub;
+}
+
+CLI::App* add_unlock(CLI::App& app, UnlockOptions& unlock) {
+    auto* sub = app.add_subcommand("unlock", "Delete lock NAME whoever holds it (requires --force)");
+    sub->add_option("NAME", unlock.name, "Lock name")->required()->check(non_empty);
+    sub->add_flag("--force", unlock.force, "Yes, delete it: its holder is not told and may still believe it holds it");
+    return sub;
+}
+
+// Parse errors print the way CLI11 does, with our prefix and a hint for the
+// commonest mistake: command options read as holdfast's.
+std::string failure_message(const CLI::App*, const CLI::Error& error) {
+    std::string text = "holdfast: " + std::string(error.what()) + '\n';
+    if (dynamic_cast<const CLI::ExtrasError*>(&error))
+        text += "If they belong to the command, put -- before it: holdfast run NAME -- COMMAND ARGS...\n";
+    return text + "Run with --help for more information.\n";
+}
+
+}  // namespace
+}  // namespace holdfast::cli
+
+int main(int argc, char** argv) {
+    namespace cli = holdfast::cli;
+    cli::GlobalOptions global;
+    cli::RunOptions run;
+    cli::UnlockOptions unlock;
+    std::string status_name;
+
+    CLI::App app(cli::description, "holdfast");
+    app.require_subcommand(1);
+    app.fallthrough();  // global options may follow the subcommand
+    app.footer(cli::exit_codes);
+    app.failure_message(cli::failure_message);
+    cli::add_global_options(app, global);
+    auto* run_command = cli::add_run(app, run);
+    auto* status_command = cli::add_status(app, status_name);
+    cli::add_unlock(app, unlock);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? cli::exit_code::ok : cli::exit_code::usage;  // 0: --help
+    }
+
+    try {
+        if (run_command->parsed()) return cli::run(global, run);
+        if (status_command->parsed()) return cli::status(global, status_name);
+        return cli::unlock(global, unlock);
+    } catch (const cli::UsageError& e) {
+        cli::warn(e.what());
+        return cli::exit_code::usage;
+    } catch (const holdfast::ConnectionError& e) {
+        cli::warn(cli::describe(e));
+        return cli::exit_code::unavailable;
+    } catch (const std::exception& e) {
+        cli::warn(cli::describe(e));
+        return cli::exit_code::failure;
+    }
+}

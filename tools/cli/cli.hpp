@@ -1,0 +1,73 @@
+// What the command line asked for, the exit codes, and the commands that act on it.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "holdfast/config.hpp"
+
+namespace holdfast::cli {
+
+using Duration = std::chrono::milliseconds;
+
+/// Exit codes of holdfast's own outcomes; `run` otherwise exits with the command's.
+namespace exit_code {
+constexpr int ok = 0;
+constexpr int failure = 1;         // a server or lock error (wrong key type, ...)
+constexpr int usage = 2;           // bad arguments, or unlock without --force
+constexpr int unavailable = 69;    // EX_UNAVAILABLE: Redis unreachable or refused the credentials
+constexpr int timed_out = 75;      // EX_TEMPFAIL: --wait ran out, as flock -w does
+constexpr int cannot_execute = 126;
+constexpr int not_found = 127;
+constexpr int signal_base = 128;   // 128 + signal number, as a shell reports it
+}  // namespace exit_code
+
+/// Bad input found after parsing; exits with exit_code::usage.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct GlobalOptions {
+    std::string url = "redis://127.0.0.1:6379";
+    std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
+};
+
+struct RunOptions {
+    std::string name;
+    std::optional<Duration> lease;  // nullopt: watchdog-renewed while the command runs
+    std::optional<Duration> wait;   // nullopt: wait as long as it takes
+    std::vector<std::string> command;
+};
+
+struct UnlockOptions {
+    std::string name;
+    bool force = false;
+};
+
+/// One line on stderr, "holdfast: <message>". One stdio call, so a line
+/// written from the client's thread never interleaves with another.
+inline void warn(const std::string& message) { std::fprintf(stderr, "holdfast: %s\n", message.c_str()); }
+
+/// An exception's message without the library's own "holdfast: " prefix.
+inline std::string describe(const std::exception& error) {
+    constexpr std::string_view prefix = "holdfast: ";
+    std::string_view text = error.what();
+    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
+    return std::string(text);
+}
+
+/// The client configuration the options describe; throws UsageError on a bad URL.
+Config make_config(const GlobalOptions& options);
+
+int run(const GlobalOptions& global, const RunOptions& options);
+int status(const GlobalOptions& global, const std::string& name);
+int unlock(const GlobalOptions& global, const UnlockOptions& options);
+
+}  // namespace holdfast::cli

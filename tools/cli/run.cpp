@@ -1,0 +1,173 @@
+// holdfast run: a distributed flock(1). Take the lock, run the command as a
+// child, release the lock when it exits, exit with its status.
+#include <cstring>
+#include <functional>
+#include <future>
+#include <optional>
+#include <stop_token>
+#include <thread>
+#include <type_traits>
+
+#include "cli/cli.hpp"
+#include "cli/duration.hpp"
+#include "cli/process.hpp"
+#include "holdfast/holdfast.hpp"
+
+namespace holdfast::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Kind = Events::Event::Kind;
+
+enum class Outcome { acquired, timed_out, interrupted };
+struct Acquisition {
+    Outcome outcome;
+    int signo = 0;
+};
+
+std::string signal_name(int signo) {
+    const char* abbrev = ::sigabbrev_np(signo);
+    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signo);
+}
+
+// The library's futures cannot call back, so a thread waits and wakes the
+// event loop. Detached: an abandoned acquire completes only when the Client goes.
+template <class T>
+void notify_when_ready(std::shared_future<T> future, std::function<void()> notify) {
+    std::thread([future = std::move(future), notify = std::move(notify)] {
+        future.wait();
+        notify();
+    }).detach();
+}
+
+// A pending acquire cannot be cancelled, and its last attempt may have
+// succeeded on the server unseen. A release sent now queues behind it on the
+// same connection and undoes that; if it never succeeded, the release is
+// refused, harmlessly.
+void abandon(Lock& lock, const std::string& owner) {
+    try {
+        lock.async_unlock(owner).get();
+    } catch (const std::exception&) {
+    }
+}
+
+// Waits for the acquire to finish, or for a signal to give up.
+template <class T>
+Acquisition await(std::shared_future<T> taken, Lock& lock, const std::string& owner, Events& events) {
+    notify_when_ready(taken, events.notifier());
+    for (;;) {
+        const auto event = events.wait();
+        if (event.kind == Kind::signal && event.signo != SIGCHLD) {
+            abandon(lock, owner);
+            return {Outcome::interrupted, event.signo};
+        }
+        if (taken.wait_for(Clock::duration::zero()) != std::future_status::ready) continue;
+        if constexpr (std::is_void_v<T>) {
+            taken.get();  // throws what the acquire failed with
+            return {Outcome::acquired};
+        } else {
+            return {taken.get() ? Outcome::acquired : Outcome::timed_out};
+        }
+    }
+}
+
+Acquisition acquire(Lock& lock, const std::string& owner, const RunOptions& options, Events& events) {
+    if (options.wait) return await(lock.async_try_lock(owner, *options.wait, options.lease).share(), lock, owner, events);
+    return await(lock.async_lock(owner, options.lease).share(), lock, owner, events);
+}
+
+// Stops the command when the watchdog finds the lock gone. The callback runs
+// on the client's thread; the child must not be reaped while this exists.
+class LeaseGuard {
+public:
+    LeaseGuard(std::stop_token lease_lost, const std::string& name, const Child& child)
+        : callback_(std::move(lease_lost), [name, &child] {
+              warn("lost the lock " + name + " (lease expired or force-unlocked); sending SIGTERM to the command");
+              child.signal(SIGTERM);
+          }) {}
+
+private:
+    std::stop_callback<std::function<void()>> callback_;
+};
+
+// Until the command exits, passing on the signals sent to holdfast. A
+// terminal's ^C already reached the command through the process group, so it
+// is not sent twice. An explicit lease is not renewed: say when it runs out.
+void wait_for_exit(const Child& child, Events& events, const RunOptions& options, Clock::time_point acquired_at) {
+    std::optional<Clock::time_point> lease_end;
+    if (options.lease) lease_end = acquired_at + *options.lease;
+    while (!child.exited()) {
+        const auto event = events.wait(lease_end);
+        if (event.kind == Kind::timeout) {
+            warn("the " + format_duration(*options.lease) + " lease on " + options.name +
+                 " has run out; the command keeps running without the lock");
+            lease_end.reset();
+        } else if (event.kind == Kind::signal && event.signo != SIGCHLD && !event.from_terminal) {
+            child.signal(event.signo);
+        }
+    }
+}
+
+// Never throws: the command's status matters more than a failed release.
+void release(Lock& lock, const std::string& owner) {
+    try {
+        lock.async_unlock(owner).get();
+    } catch (const NotOwnerError&) {
+        warn("the lock " + lock.name() +
+             " was no longer held when the command exited (lease ran out or force-unlocked); nothing to release");
+    } catch (const std::exception& e) {
+        warn("could not release the lock " + lock.name() + ": " + describe(e) +
+             "; it frees itself when its lease runs out");
+    }
+}
+
+int run_locked(Lock& lock, const std::string& owner, const RunOptions& options, Events& events,
+               const std::vector<int>& inherited) {
+    const auto acquired_at = Clock::now();
+    // Taken now: once the watchdog has found the hold gone it no longer hands out the token.
+    const std::stop_token lease_lost = lock.lease_lost_token(owner);
+    close_on_exec_except(inherited);
+    std::optional<Child> child;
+    try {
+        child.emplace(Child::spawn(options.command, events.original_mask()));
+    } catch (const SpawnError& e) {
+        warn(e.what());
+        release(lock, owner);
+        return e.exit_code;
+    }
+    {
+        LeaseGuard guard(lease_lost, options.name, *child);
+        wait_for_exit(*child, events, options, acquired_at);
+    }
+    const int status = child->reap();
+    release(lock, owner);
+    return status;
+}
+
+}  // namespace
+
+int run(const GlobalOptions& global, const RunOptions& options) {
+    const std::vector<int> inherited = open_descriptors();
+    Events events;  // before the Client starts its threads, so they inherit the blocked signals
+    Client client(make_config(global));
+    Lock lock(client, options.name);
+    // An explicit owner: the hold does not depend on which thread asks.
+    const std::string owner = client.new_owner();
+
+    const Acquisition acquisition = acquire(lock, owner, options, events);
+    switch (acquisition.outcome) {
+        case Outcome::timed_out:
+            warn("timed out after " + format_duration(*options.wait) + " waiting for the lock " + options.name +
+                 "; the command was not run");
+            return exit_code::timed_out;
+        case Outcome::interrupted:
+            warn(signal_name(acquisition.signo) + " while waiting for the lock " + options.name +
+                 "; the command was not run");
+            return exit_code::signal_base + acquisition.signo;
+        case Outcome::acquired:
+            break;
+    }
+    return run_locked(lock, owner, options, events, inherited);
+}
+
+}  // namespace holdfast::cli
