@@ -1,5 +1,6 @@
 #include "holdfast/lock.hpp"
 
+#include <charconv>
 #include <stdexcept>
 
 #include "client/client_core.hpp"
@@ -50,6 +51,16 @@ Reply query(detail::ClientCore& core, const std::string& key, std::string what,
                             [&result](std::exception_ptr e) { result.set(std::move(e), Reply{}); });
     });
     return result.get();
+}
+
+// A hold count as stored in the hash; anything else means the key is not a lock.
+std::int64_t hold_count_of(const std::string& name, const std::string& field, const std::string& value) {
+    std::int64_t count = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (ec != std::errc() || end != value.data() + value.size())
+        throw WrongTypeError("holdfast: '" + name + "' is a hash but not a lock: field '" + field + "' holds '" +
+                             value + "', not a hold count; pick another name or delete the key");
+    return count;
 }
 
 }  // namespace
@@ -198,7 +209,7 @@ bool Lock::is_held_by_current_thread() const {
 std::int64_t Lock::hold_count() const {
     const std::string owner = client_->current_owner();
     Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, owner});
-    return reply.is_nil() ? 0 : std::stoll(reply.str);
+    return reply.is_nil() ? 0 : hold_count_of(name_, owner, reply.str);
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
@@ -212,7 +223,7 @@ std::vector<Lock::Holder> Lock::holders() const {
     Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
     std::vector<Holder> result;
     for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
-        result.push_back({reply.elements[i].str, std::stoll(reply.elements[i + 1].str)});
+        result.push_back({reply.elements[i].str, hold_count_of(name_, reply.elements[i].str, reply.elements[i + 1].str)});
     return result;
 }
 

@@ -1,5 +1,6 @@
 #include "transport/connection.hpp"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -199,6 +200,8 @@ void Connection::on_connected() {
     asio::error_code ignored;
     if (config_.unix_socket.empty()) socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
     socket_.non_blocking(true, ignored);
+    // Children the application starts must not inherit its Redis connections.
+    ::fcntl(socket_.native_handle(), F_SETFD, FD_CLOEXEC);
     reader_.reset();
     {
         std::lock_guard lock(mutex_);

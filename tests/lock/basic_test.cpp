@@ -165,3 +165,22 @@ TEST_F(LockBasics, ForceUnlockDeletesWhoeverHolds) {
 
 }  // namespace
 }  // namespace holdfast::testing
+
+namespace holdfast::testing {
+namespace {
+
+TEST_F(LockBasics, AHashThatIsNotALockIsNamed) {
+    Client client(config());
+    raw->command({"HSET", "profile", "name", "ada"});
+    Lock lock(client, "profile");
+    try {
+        lock.holders();
+        FAIL() << "read a profile hash as lock holders";
+    } catch (const WrongTypeError& e) {
+        EXPECT_NE(std::string(e.what()).find("'profile'"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(raw->string({"HGET", "profile", "name"}), "ada");
+}
+
+}  // namespace
+}  // namespace holdfast::testing
