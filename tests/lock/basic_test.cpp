@@ -163,12 +163,6 @@ TEST_F(LockBasics, ForceUnlockDeletesWhoeverHolds) {
     EXPECT_EQ(raw->integer({"EXISTS", "stuck"}), 0);
 }
 
-}  // namespace
-}  // namespace holdfast::testing
-
-namespace holdfast::testing {
-namespace {
-
 TEST_F(LockBasics, AHashThatIsNotALockIsNamed) {
     Client client(config());
     raw->command({"HSET", "profile", "name", "ada"});

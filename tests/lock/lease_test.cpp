@@ -129,12 +129,6 @@ TEST_F(Leases, StopTokenFiresOnForceUnlockButNotOnOwnUnlock) {
     EXPECT_FALSE(first.stop_requested());
 }
 
-}  // namespace
-}  // namespace holdfast::testing
-
-namespace holdfast::testing {
-namespace {
-
 TEST_F(Leases, PartialUnlockKeepsAnExplicitLeasesDeadline) {
     Client client(config());
     Lock lock(client, "timed");

@@ -104,12 +104,6 @@ TEST_F(Waiting, ExpiredLeaseLetsTheWaiterInWithoutAMessage) {
     wanted.unlock();
 }
 
-}  // namespace
-}  // namespace holdfast::testing
-
-namespace holdfast::testing {
-namespace {
-
 TEST_F(Waiting, ClosingTheClientFailsItsWaiters) {
     Client holder_client(config());
     Lock held(holder_client, "door");
