@@ -292,6 +292,11 @@ void Connection::on_bytes(std::size_t n) {
         }
         if (!reply) break;
         ReplyHandler handler;
+        if (is_push && is_push(*reply)) {
+            on_push(std::move(*reply));
+            if (generation != generation_ || state_ == State::stopped) return;
+            continue;
+        }
         {
             std::lock_guard lock(mutex_);
             if (!in_flight_.empty()) {

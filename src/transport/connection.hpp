@@ -54,7 +54,9 @@ public:
     /// the io thread with the reply.
     void submit(std::string_view encoded, ReplyHandler handler);
 
-    /// Subscriber mode: replies with no pending handler (pub/sub pushes) go here.
+    /// Subscriber mode: replies that is_push() recognises (pub/sub messages),
+    /// and replies with no pending handler, go to on_push, not to the FIFO.
+    std::function<bool(const Reply&)> is_push;
     std::function<void(Reply)> on_push;
     /// Runs on the io thread each time the connection is (re)established and
     /// authenticated, before queued commands are written.

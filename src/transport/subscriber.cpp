@@ -4,9 +4,37 @@
 
 namespace holdfast::detail {
 
-Subscriber::Subscriber(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {
+namespace {
+
+// What a subscribed connection pushes unasked; anything else (PING's reply,
+// handshake replies) answers a command in order.
+bool is_pubsub_push(const Reply& reply) {
+    if (!reply.is_array() || reply.elements.empty()) return false;
+    const std::string& kind = reply.elements[0].str;
+    return kind == "message" || kind == "subscribe" || kind == "unsubscribe";
+}
+
+}  // namespace
+
+Subscriber::Subscriber(asio::io_context& io, std::shared_ptr<Connection> connection,
+                       std::chrono::milliseconds keepalive)
+    : connection_(std::move(connection)), keepalive_timer_(io), keepalive_(keepalive) {
     connection_->on_ready = [this] { on_ready(); };
+    connection_->is_push = is_pubsub_push;
     connection_->on_push = [this](Reply reply) { on_push(reply); };
+    ping_later();
+}
+
+void Subscriber::ping_later() {
+    keepalive_timer_.expires_after(keepalive_);
+    keepalive_timer_.async_wait([this](asio::error_code ec) {
+        if (ec) return;
+        // The reply itself does not matter: an unanswered PING is what the
+        // connection's reply timeout catches.
+        if (connection_->ready() && !channels_.empty())
+            connection_->submit(encode_command({"PING"}), [](std::exception_ptr, Reply) {});
+        ping_later();
+    });
 }
 
 void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener> listener) {
@@ -66,6 +94,7 @@ void Subscriber::offer(const std::string& channel, std::string_view payload) {
 }
 
 void Subscriber::stop_now() {
+    keepalive_timer_.cancel();
     connection_->stop_now();
     auto channels = std::move(channels_);
     channels_.clear();

@@ -30,7 +30,10 @@ public:
 /// Thread safety: io thread only, but for channel_count().
 class Subscriber {
 public:
-    explicit Subscriber(std::shared_ptr<Connection> connection);
+    /// Pings the server every `keepalive` while subscribed, so a connection
+    /// that silently died (half-open TCP) is noticed by the connection's
+    /// reply timeout and replaced, instead of leaving waiters on their TTLs.
+    Subscriber(asio::io_context& io, std::shared_ptr<Connection> connection, std::chrono::milliseconds keepalive);
 
     /// Adds a listener to `channel`, subscribing if it is the first. When the
     /// subscription is already active, on_subscribed() runs before this returns.
@@ -56,10 +59,13 @@ private:
     };
 
     void on_ready();
+    void ping_later();
     void on_push(const Reply& reply);
     void send(std::string_view command, const std::string& channel);
 
     std::shared_ptr<Connection> connection_;
+    asio::steady_timer keepalive_timer_;
+    const std::chrono::milliseconds keepalive_;
     std::map<std::string, Channel, std::less<>> channels_;
     std::atomic<std::size_t> listened_{0};
 };

@@ -55,6 +55,34 @@ TEST_F(Faults, WaiterStillWakesAfterPubSubConnectionIsKilled) {
     EXPECT_TRUE(waiter.get());
 }
 
+// A pub/sub connection that stops answering (here: CLIENT PAUSE; in the field,
+// a half-open TCP connection) is noticed by its keepalive PING and replaced.
+TEST_F(Faults, SilentPubSubConnectionIsReplaced) {
+    Config c = config();
+    c.timeout = std::chrono::milliseconds(400);
+    Client holder_client(config()), waiter_client(c);
+    Lock held(holder_client, "door"), wanted(waiter_client, "door");
+    held.lock();
+    auto waiter = std::async(std::launch::async, [&] {
+        if (!wanted.try_lock_for(std::chrono::seconds(25))) return false;
+        wanted.unlock();
+        return true;
+    });
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+    // The id of the (only) pub/sub client: a new connection gets a new one.
+    auto pubsub_id = [&] {
+        const std::string list = raw->string({"CLIENT", "LIST", "TYPE", "pubsub"});
+        return list.substr(0, list.find(' '));  // "id=N"
+    };
+    const std::string before = pubsub_id();
+    ASSERT_TRUE(before.starts_with("id=")) << before;
+    raw->command({"CLIENT", "PAUSE", "1500", "ALL"});
+    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1 && pubsub_id() != before; }));
+    held.unlock();
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+    EXPECT_TRUE(waiter.get());
+}
+
 TEST_F(Faults, ServerRestartMidRun) {
     Config c = config();
     c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
