@@ -53,7 +53,7 @@ public:
     void on_closed() override {
         if (finished_) return;
         subscribed_ = false;  // the subscriber is gone
-        finish(std::make_exception_ptr(ConnectionError("holdfast: the client was closed while waiting for '" +
+        finish(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down; stopped waiting on '" +
                                                        request_.channel + "'")),
                false);
     }

@@ -51,7 +51,7 @@ void Connection::stop_now() {
     }
     retry_timer_.cancel();
     watch_timer_.cancel();
-    fail_waiting(connection_error("holdfast: the client for " + server_ + " was closed"), true);
+    fail_waiting(connection_error("holdfast: the client for " + server_ + " is shutting down"), true);
 }
 
 void Connection::submit(std::string_view encoded, ReplyHandler handler) {
@@ -63,7 +63,7 @@ void Connection::submit(std::string_view encoded, ReplyHandler handler) {
             if (state_ == State::stopped) {
                 if (handler)
                     asio::post(io_, [handler = std::move(handler), server = server_] {
-                        handler(connection_error("holdfast: the client for " + server + " is closed"), Reply{});
+                        handler(connection_error("holdfast: the client for " + server + " is shut down"), Reply{});
                     });
                 return;
             }
