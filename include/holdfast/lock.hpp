@@ -15,6 +15,10 @@
 
 namespace holdfast {
 
+namespace detail {
+class LockKind;
+}
+
 /// A distributed reentrant lock stored as a Redis hash under `name`: field
 /// `<owner id>` holds the hold count, the key's TTL is the lease. A Java
 /// service using Redisson's RLock on the same name shares the lock.
@@ -108,18 +112,28 @@ public:
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
     std::future<void> async_unlock(std::string owner);
 
-private:
-    using Acquired = std::function<void(std::exception_ptr error, bool acquired)>;
+protected:
+    /// The other members of the family (FairLock, SpinLock, FencedLock, the
+    /// read-write lock's sides) are this class with another kind.
+    Lock(Client& client, std::string name, const detail::LockKind& kind);
+
+    /// Completion of an acquire: error, or whether taken and its fencing token.
+    using Acquired = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
     using Released = std::function<void(std::exception_ptr error)>;
 
-    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
-    bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+    /// Validates, then acquires for `owner`; `done` runs on the loop thread.
     void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done);
+    /// Blocks the calling thread (its own owner); nullopt when not acquired, else the token.
+    std::optional<std::int64_t> acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+    Client& client() const { return *client_; }
+
+private:
+    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     void release(std::string owner, Released done);
 
     Client* client_;
     std::string name_;
-    std::string channel_;
+    const detail::LockKind* kind_;
 };
 
 }  // namespace holdfast

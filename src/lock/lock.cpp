@@ -5,11 +5,10 @@
 
 #include "client/client_core.hpp"
 #include "holdfast/errors.hpp"
-#include "holdfast_scripts.hpp"
 #include "primitive/acquire.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/errors.hpp"
-#include "primitive/names.hpp"
+#include "lock/kind.hpp"
 
 namespace holdfast {
 
@@ -17,9 +16,6 @@ using detail::Attempt;
 using detail::Reply;
 
 namespace {
-
-constexpr std::string_view unlock_message = "0";
-constexpr std::string_view publish_command = "publish";
 
 void check_lease(std::optional<Lock::Duration> lease) {
     if (lease && *lease <= Lock::Duration::zero())
@@ -65,83 +61,69 @@ std::int64_t hold_count_of(const std::string& name, const std::string& field, co
 
 }  // namespace
 
-Lock::Lock(Client& client, std::string name)
-    : client_(&client), name_(std::move(name)), channel_(detail::lock_channel(name_)) {
-    if (name_.empty()) throw std::invalid_argument("holdfast: a lock name must not be empty");
+Lock::Lock(Client& client, std::string name) : Lock(client, std::move(name), detail::reentrant_lock_kind()) {}
+
+Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
+    : client_(&client), name_(std::move(name)), kind_(&kind) {
+    if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(kind.noun()) + " name must not be empty");
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
+    check_lease(lease);
+    if (wait) check_wait(*wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
-    std::string lease_ms = std::to_string((lease ? *lease : core.watchdog.lease()).count());
-
-    detail::AcquireRequest request;
-    request.channel = channel_;
+    const bool try_once = wait && *wait == Duration::zero();
+    detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
     if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
-    request.attempt = [&core, name = name_, owner, lease_ms = std::move(lease_ms)](
-                          std::function<void(Attempt)> report) {
-        core.transport.eval(scripts::lock_acquire, {name}, {lease_ms, owner},
-                            [&core, name, report = std::move(report)](std::exception_ptr error, Reply reply) {
-                                if (error) return report(Attempt::failed(error));
-                                if (reply.is_nil()) return report(Attempt::acquired());
-                                if (reply.is_integer()) return report(Attempt::refused(reply.integer));
-                                detail::reply_error(core.transport, name, "lock", reply, [report](std::exception_ptr e) {
-                                    report(Attempt::failed(e));
-                                });
-                            });
-    };
     detail::acquire(core.transport, std::move(request),
-                    [&core, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
-                        std::exception_ptr error, bool acquired) {
+                    [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
+                        std::exception_ptr error, bool acquired, std::int64_t token) {
                         // Tracked before the caller learns it holds the lock, so renewal never lags.
-                        if (!error && acquired && watchdog) core.watchdog.track(scripts::lock_renew, name, owner);
-                        done(error, acquired);
+                        if (!error && acquired && watchdog) core.watchdog.track(kind->renew(), name, kind->hold_field(owner));
+                        done(error, acquired, token);
                     });
 }
 
 void Lock::release(std::string owner, Released done) {
     auto& core = client_->core();
+    const std::string field = kind_->hold_field(owner);
     // A watchdog hold still held after this unlock gets a fresh lease; an
     // explicit lease keeps its deadline (0).
     const std::string lease_ms =
-        core.watchdog.tracks(name_, owner) ? std::to_string(core.watchdog.lease().count()) : "0";
-    core.transport.eval(
-        scripts::lock_release, {name_, channel_}, {unlock_message, lease_ms, owner, publish_command},
-        [&core, name = name_, owner, done = std::move(done)](std::exception_ptr error, Reply reply) {
-            // Renewal ends with the last hold, and with any failure: the
-            // outcome is unknown or refused, and the lease will end the hold.
-            if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, owner);
-            if (error) return done(error);
-            if (reply.is_error()) return detail::reply_error(core.transport, name, "unlock", reply, done);
-            if (reply.is_nil())
-                return done(std::make_exception_ptr(NotOwnerError(
-                    "holdfast: cannot unlock '" + name + "': owner " + owner +
-                    " does not hold it (never locked, already unlocked, or its lease ran out)")));
-            done(nullptr);
-        });
+        core.watchdog.tracks(name_, field) ? std::to_string(core.watchdog.lease().count()) : "0";
+    kind_->release(core, name_, owner, lease_ms,
+                   [&core, noun = kind_->noun(), name = name_, owner, field, done = std::move(done)](
+                       std::exception_ptr error, Reply reply) {
+                       // Renewal ends with the last hold, and with any failure: the
+                       // outcome is unknown or refused, and the lease will end the hold.
+                       if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, field);
+                       if (error) return done(error);
+                       if (reply.is_nil())
+                           return done(std::make_exception_ptr(NotOwnerError(
+                               "holdfast: cannot unlock " + std::string(noun) + " '" + name + "': owner " + owner +
+                               " does not hold it (never locked, already unlocked, or its lease ran out)")));
+                       done(nullptr);
+                   });
 }
 
-bool Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+std::optional<std::int64_t> Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
     refuse_loop_thread(client_->core());
-    detail::BlockingResult<bool> result;
-    acquire(client_->current_owner(), wait, lease,
-            [&result](std::exception_ptr error, bool acquired) { result.set(std::move(error), acquired); });
+    detail::BlockingResult<std::optional<std::int64_t>> result;
+    acquire(client_->current_owner(), wait, lease, [&result](std::exception_ptr error, bool acquired, std::int64_t token) {
+        result.set(std::move(error), acquired ? std::optional(token) : std::nullopt);
+    });
     return result.get();
 }
 
 void Lock::lock() { acquire_blocking(std::nullopt, std::nullopt); }
 
-void Lock::lock(Duration lease) {
-    check_lease(lease);
-    acquire_blocking(std::nullopt, lease);
-}
+void Lock::lock(Duration lease) { acquire_blocking(std::nullopt, lease); }
 
-bool Lock::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt); }
+bool Lock::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt).has_value(); }
 
 bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
-    check_wait(wait);
-    check_lease(lease);
-    return acquire_blocking(wait, lease);
+    return acquire_blocking(wait, lease).has_value();
 }
 
 void Lock::unlock() {
@@ -152,11 +134,9 @@ void Lock::unlock() {
 }
 
 std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
-    check_wait(wait);
-    check_lease(lease);
     auto promise = std::make_shared<std::promise<bool>>();
     auto future = promise->get_future();
-    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired) {
+    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired, std::int64_t) {
         if (error) promise->set_exception(error);
         else promise->set_value(acquired);
     });
@@ -164,10 +144,9 @@ std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::op
 }
 
 std::future<void> Lock::async_lock(std::string owner, std::optional<Duration> lease) {
-    check_lease(lease);
     auto promise = std::make_shared<std::promise<void>>();
     auto future = promise->get_future();
-    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool) {
+    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool, std::int64_t) {
         if (error) promise->set_exception(error);
         else promise->set_value();
     });
@@ -188,31 +167,29 @@ bool Lock::force_unlock() {
     auto& core = client_->core();
     refuse_loop_thread(core);
     detail::BlockingResult<bool> result;
-    core.transport.eval(scripts::lock_force_unlock, {name_, channel_}, {unlock_message, publish_command},
-                        [&core, &result, name = name_](std::exception_ptr error, Reply reply) {
-                            if (error || !reply.is_error()) return result.set(std::move(error), reply.integer == 1);
-                            detail::reply_error(core.transport, name, "force-unlock", reply,
-                                                [&result](std::exception_ptr e) { result.set(std::move(e), false); });
-                        });
+    kind_->force_unlock(core, name_, [&result](std::exception_ptr error, Reply reply) {
+        result.set(std::move(error), reply.integer == 1);
+    });
     return result.get();
 }
 
 bool Lock::is_locked() const {
-    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
+    auto& core = client_->core();
+    if (const auto mode = kind_->mode())
+        return query(core, name_, "query lock", {"HGET", name_, "mode"}).str == *mode;
+    return query(core, name_, "query lock", {"EXISTS", name_}).integer == 1;
 }
 
-bool Lock::is_held_by_current_thread() const {
-    const std::string owner = client_->current_owner();
-    return query(client_->core(), name_, "query lock", {"HEXISTS", name_, owner}).integer == 1;
-}
+bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
 
 std::int64_t Lock::hold_count() const {
-    const std::string owner = client_->current_owner();
-    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, owner});
-    return reply.is_nil() ? 0 : hold_count_of(name_, owner, reply.str);
+    const std::string field = kind_->hold_field(client_->current_owner());
+    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, field});
+    return reply.is_nil() ? 0 : hold_count_of(name_, field, reply.str);
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
+    if (!is_locked()) return std::nullopt;
     Reply reply = query(client_->core(), name_, "query lock", {"PTTL", name_});
     if (reply.integer == -2) return std::nullopt;
     if (reply.integer == -1) return Duration::max();
@@ -222,15 +199,24 @@ std::optional<Lock::Duration> Lock::remaining_ttl() const {
 std::vector<Lock::Holder> Lock::holders() const {
     Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
     std::vector<Holder> result;
-    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
-        result.push_back({reply.elements[i].str, hold_count_of(name_, reply.elements[i].str, reply.elements[i + 1].str)});
+    if (const auto mode = kind_->mode()) {
+        bool ours = false;
+        for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
+            if (reply.elements[i].str == "mode") ours = reply.elements[i + 1].str == *mode;
+        if (!ours) return result;
+    }
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+        const std::string& field = reply.elements[i].str;
+        if (auto owner = kind_->holder_of(field))
+            result.push_back({std::move(*owner), hold_count_of(name_, field, reply.elements[i + 1].str)});
+    }
     return result;
 }
 
 std::stop_token Lock::lease_lost_token() const { return lease_lost_token(client_->current_owner()); }
 
 std::stop_token Lock::lease_lost_token(const std::string& owner) const {
-    return client_->core().watchdog.lease_lost(name_, owner);
+    return client_->core().watchdog.lease_lost(name_, kind_->hold_field(owner));
 }
 
 }  // namespace holdfast

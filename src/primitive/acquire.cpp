@@ -3,6 +3,7 @@
 #include <asio.hpp>
 
 #include <optional>
+#include <random>
 
 #include "holdfast/errors.hpp"
 #include "transport/subscriber.hpp"
@@ -10,7 +11,7 @@
 
 namespace holdfast::detail {
 
-bool redisson_wakes_all(std::string_view payload) { return payload == "1"; }
+std::size_t redisson_lock_wakes(std::string_view payload) { return payload == "1" ? wakes::all : 1; }
 
 namespace {
 
@@ -26,6 +27,8 @@ public:
 
     void start() { attempt(); }
 
+    std::size_t wakes(std::string_view payload) const override { return request_.wakes(payload); }
+
     void on_subscribed() override {
         if (finished_) return;
         if (attempting_) {
@@ -36,18 +39,17 @@ public:
         attempt();
     }
 
-    bool on_message(std::string_view payload) override {
+    bool on_wake() override {
         if (finished_) return false;
-        const bool all = request_.wakes_all(payload);
         if (attempting_) {
             if (woken_) return false;  // already due to retry: pass the wake-up on
             woken_ = true;
-            consumed_wake_ = !all;
-            return !all;
+            consumed_wake_ = true;
+            return true;
         }
         cancel_sleep();
-        attempt();
-        return !all;
+        attempt();  // uses the wake-up: a refusal means another holder, whose release wakes again
+        return true;
     }
 
     void on_closed() override {
@@ -69,11 +71,15 @@ private:
     void on_attempt(Attempt result) {
         attempting_ = false;
         switch (result.outcome) {
-            case Attempt::Outcome::acquired: return finish(nullptr, true);
+            case Attempt::Outcome::acquired: return finish(nullptr, true, result.token);
             case Attempt::Outcome::failed: return finish(result.error, false);
             case Attempt::Outcome::refused: break;
         }
         if (request_.deadline && *request_.deadline <= Clock::now()) return finish(nullptr, false);
+        if (request_.backoff) {
+            const long long pause = next_backoff();
+            return sleep(result.ttl == -1 ? pause : std::min(result.ttl, pause));
+        }
         if (!subscribed_) {
             subscribed_ = true;
             // Runs on_subscribed() (and so the next attempt) at once if the
@@ -101,21 +107,37 @@ private:
         });
     }
 
+    // 1, 2, 4 ... ms up to the cap, each drawn from [half, full] so that
+    // spinners started together drift apart.
+    long long next_backoff() {
+        const long long cap = request_.backoff->max.count();
+        backoff_ = backoff_ == 0 ? request_.backoff->first.count() : std::min(cap, backoff_ * 2);
+        static thread_local std::minstd_rand random{std::random_device{}()};
+        return std::uniform_int_distribution<long long>(std::max(1LL, backoff_ / 2), std::max(1LL, backoff_))(random);
+    }
+
     void cancel_sleep() {
         if (timer_) timer_->cancel();
     }
 
-    void finish(std::exception_ptr error, bool acquired) {
+    void finish(std::exception_ptr error, bool acquired, std::int64_t token = 0) {
         finished_ = true;
         cancel_sleep();
         if (subscribed_) {
             transport_.subscriber().remove(request_.channel, this);
             // A release this waiter took for itself but cannot use (it gave up
             // or failed) belongs to the next waiter.
-            if (consumed_wake_ && !acquired) transport_.subscriber().offer(request_.channel, "0");
+            if (consumed_wake_ && !acquired) transport_.subscriber().offer(request_.channel, 1);
+        }
+        if (!acquired && request_.give_up) {
+            auto give_up = std::move(request_.give_up);
+            return give_up([self = shared_from_this(), error = std::move(error)]() mutable {
+                auto done = std::move(self->done_);
+                done(std::move(error), false, 0);
+            });
         }
         auto done = std::move(done_);
-        done(std::move(error), acquired);
+        done(std::move(error), acquired, token);
     }
 
     Transport& transport_;
@@ -124,7 +146,8 @@ private:
     std::optional<asio::steady_timer> timer_;
     bool attempting_ = false;
     bool woken_ = false;
-    bool consumed_wake_ = false;  // woken_ by a one-waiter message, kept from the others
+    bool consumed_wake_ = false;  // used a wake-up since the last attempt began
+    long long backoff_ = 0;
     bool subscribed_ = false;
     bool finished_ = false;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -21,30 +22,46 @@ struct Attempt {
     /// refused: the holder's remaining lease in ms (-1: no TTL, -2: gone meanwhile).
     long long ttl = -1;
     std::exception_ptr error;
+    /// acquired: the fencing token, where the primitive has one.
+    std::int64_t token = 0;
 
-    static Attempt acquired() { return {Outcome::acquired, 0, nullptr}; }
-    static Attempt refused(long long ttl) { return {Outcome::refused, ttl, nullptr}; }
-    static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e)}; }
+    static Attempt acquired(std::int64_t token = 0) { return {Outcome::acquired, 0, nullptr, token}; }
+    static Attempt refused(long long ttl) { return {Outcome::refused, ttl, nullptr, 0}; }
+    static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 
-/// Message policy of a release channel: does this payload wake every waiter
-/// (true, e.g. "1" after a write unlock) or just one (false, "0")?
-using WakesAll = bool (*)(std::string_view payload);
-bool redisson_wakes_all(std::string_view payload);
+/// Message policy of a release channel: how many waiters a payload wakes
+/// (wakes::all, or a count).
+using Wakes = std::size_t (*)(std::string_view payload);
+/// Redisson's lock channels: "1" wakes every waiter (a write unlock), else one.
+std::size_t redisson_lock_wakes(std::string_view payload);
+
+/// For primitives without a channel (the spin lock): sleep between attempts,
+/// `first` doubling with jitter up to `max`, never past the holder's TTL.
+struct Backoff {
+    std::chrono::milliseconds first{1};
+    std::chrono::milliseconds max{128};
+};
 
 struct AcquireRequest {
-    /// Channel on which releases are announced.
+    /// Channel on which releases are announced; unused with a backoff.
     std::string channel;
     /// Runs one attempt and calls its argument with the outcome, on the loop thread.
     std::function<void(std::function<void(Attempt)>)> attempt;
     /// nullopt: wait as long as it takes. A deadline already past: one attempt.
     std::optional<std::chrono::steady_clock::time_point> deadline;
-    WakesAll wakes_all = redisson_wakes_all;
+    Wakes wakes = redisson_lock_wakes;
+    /// Set: poll with this backoff instead of listening on a channel.
+    std::optional<Backoff> backoff;
+    /// Runs when the operation ends without the primitive (deadline or error),
+    /// before the handler; calls its argument when done. A fair lock leaves
+    /// its queue here.
+    std::function<void(std::function<void()>)> give_up;
 };
 
-/// Completion: error set, or whether the primitive was acquired. Runs on the
-/// loop thread, after the operation left its channel.
-using AcquireHandler = std::function<void(std::exception_ptr error, bool acquired)>;
+/// Completion: error set, or whether the primitive was acquired (with the
+/// attempt's token). Runs on the loop thread, after the operation left its channel.
+using AcquireHandler = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
 
 /// Starts an acquire operation on the transport's loop (callable from any thread).
 void acquire(Transport& transport, AcquireRequest request, AcquireHandler done);

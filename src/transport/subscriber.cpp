@@ -84,13 +84,15 @@ void Subscriber::on_ready() {
     }
 }
 
-void Subscriber::offer(const std::string& channel, std::string_view payload) {
+void Subscriber::offer(const std::string& channel, std::size_t count) {
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
-    // Copy: a listener may leave (and so edit the list) while it is offered the message.
+    // Copy: a listener may leave (and so edit the list) while it is woken.
     auto listeners = it->second.listeners;
-    for (auto& l : listeners)
-        if (l->on_message(payload)) break;
+    for (auto& l : listeners) {
+        if (count == 0) break;
+        if (l->on_wake() && count != wakes::all) --count;
+    }
 }
 
 void Subscriber::stop_now() {
@@ -110,7 +112,10 @@ void Subscriber::on_push(const Reply& reply) {
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& entry = it->second;
-    if (kind == "message") return offer(channel, reply.elements[2].str);
+    if (kind == "message") {
+        if (entry.listeners.empty()) return;
+        return offer(channel, entry.listeners.front()->wakes(reply.elements[2].str));
+    }
     if (kind != "subscribe" && kind != "unsubscribe") return;
     if (entry.pending_replies > 0) --entry.pending_replies;
     if (entry.pending_replies > 0) return;

@@ -14,15 +14,22 @@
 namespace holdfast::detail {
 
 /// Something waiting on a channel. Runs on the io thread.
+namespace wakes {
+inline constexpr std::size_t all = static_cast<std::size_t>(-1);
+}
+
 class ChannelListener {
 public:
     virtual ~ChannelListener() = default;
     /// The subscription is active (first time, and again after a reconnect,
     /// when messages may have been missed).
     virtual void on_subscribed() = 0;
-    /// A message arrived. Listeners are offered it in the order they joined;
-    /// returning true consumes it so later listeners do not see it.
-    virtual bool on_message(std::string_view payload) = 0;
+    /// How many listeners of this channel a message wakes (the channel's
+    /// meaning, the same for all its listeners): Wakes::all, or a count.
+    virtual std::size_t wakes(std::string_view payload) const = 0;
+    /// A wake-up, offered in the order listeners joined; returning true uses
+    /// it up, false passes it on to the next listener.
+    virtual bool on_wake() = 0;
     /// The client is shutting down: no message will come.
     virtual void on_closed() = 0;
 };
@@ -40,9 +47,9 @@ public:
     void add(const std::string& channel, std::shared_ptr<ChannelListener> listener);
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
-    /// Offers `payload` to the channel's listeners as if it had just arrived:
-    /// a listener that consumed a wake-up it cannot use passes it on.
-    void offer(const std::string& channel, std::string_view payload);
+    /// Hands `count` wake-ups to the channel's listeners, as a message would:
+    /// a listener that took a wake-up it cannot use passes it on.
+    void offer(const std::string& channel, std::size_t count);
 
     /// Channels with at least one listener. Any thread (tests, diagnostics).
     std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }

@@ -1,0 +1,79 @@
+#include "lock/kind.hpp"
+
+#include "client/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "primitive/errors.hpp"
+#include "primitive/names.hpp"
+
+namespace holdfast::detail {
+
+namespace {
+
+std::vector<std::string_view> views(const std::vector<std::string>& strings) {
+    return {strings.begin(), strings.end()};
+}
+
+constexpr std::string_view unlock_message = "0";
+constexpr std::string_view publish_command = "publish";
+
+// Redisson's RedissonLock: one hash, one channel, every waiter may be woken.
+class ReentrantLockKind final : public LockKind {
+public:
+    std::string_view noun() const override { return "lock"; }
+
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool) const override {
+        AcquireRequest request;
+        request.channel = lock_channel(name);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+            attempt_script(core, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
+        };
+        return request;
+    }
+
+    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
+                 ReplyHandler done) const override {
+        eval_reporting(core, scripts::lock_release, {name, lock_channel(name)},
+                       {std::string(unlock_message), lease_ms, owner, std::string(publish_command)}, name, "unlock",
+                       std::move(done));
+    }
+
+    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
+        eval_reporting(core, scripts::lock_force_unlock, {name, lock_channel(name)},
+                       {std::string(unlock_message), std::string(publish_command)}, name, "force-unlock",
+                       std::move(done));
+    }
+
+    const Script& renew() const override { return scripts::lock_renew; }
+};
+
+}  // namespace
+
+void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done) {
+    core.transport.eval(script, views(keys), views(args),
+                        [&core, name, what = std::move(what), done = std::move(done)](std::exception_ptr error,
+                                                                                       Reply reply) {
+                            if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
+                            reply_error(core.transport, name, what, reply,
+                                        [done](std::exception_ptr e) { done(std::move(e), Reply{}); });
+                        });
+}
+
+void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string_view noun,
+                    std::function<void(Attempt)> report) {
+    eval_reporting(core, script, std::move(keys), std::move(args), name, std::string(noun),
+                   [report = std::move(report)](std::exception_ptr error, Reply reply) {
+                       if (error) return report(Attempt::failed(std::move(error)));
+                       if (reply.is_nil()) return report(Attempt::acquired());
+                       report(Attempt::refused(reply.integer));
+                   });
+}
+
+const LockKind& reentrant_lock_kind() {
+    static const ReentrantLockKind kind;
+    return kind;
+}
+
+}  // namespace holdfast::detail

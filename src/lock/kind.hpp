@@ -1,0 +1,75 @@
+// What makes one member of the reentrant lock family (RLock, fair, spin,
+// fenced, read, write): its scripts and hash layout. holdfast::Lock supplies
+// everything else (waiting, leases, the watchdog, owners, futures) once.
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "primitive/acquire.hpp"
+#include "transport/reply.hpp"
+#include "transport/script.hpp"
+
+namespace holdfast::detail {
+
+class ClientCore;
+
+using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
+
+class LockKind {
+public:
+    virtual ~LockKind() = default;
+
+    /// Names the kind in errors: "lock", "fair lock", "read lock".
+    virtual std::string_view noun() const = 0;
+
+    /// How `owner` acquires `name`: attempt, channel, give-up. `try_once`: the
+    /// caller will not wait, so it must not join a queue.
+    virtual AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                                   std::chrono::milliseconds lease, bool try_once) const = 0;
+
+    /// Releases one hold of `owner`; replies nil (not a holder), 0 (still held)
+    /// or 1 (its last hold released). `lease_ms` "0" keeps the TTL.
+    virtual void release(ClientCore& core, const std::string& name, const std::string& owner,
+                         const std::string& lease_ms, ReplyHandler done) const = 0;
+
+    /// Deletes the lock whoever holds it and wakes its waiters; replies 1 or 0.
+    virtual void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const = 0;
+
+    /// The watchdog's renew script for holds of this kind.
+    virtual const Script& renew() const = 0;
+
+    /// The hash field that counts `owner`'s holds (the write lock adds ":write").
+    /// It also names the hold to the watchdog.
+    virtual std::string hold_field(const std::string& owner) const { return owner; }
+
+    /// The owner a hash field counts holds for; nullopt for fields that are not
+    /// holds of this kind (the read-write lock's "mode").
+    virtual std::optional<std::string> holder_of(std::string_view field) const { return std::string(field); }
+
+    /// The read-write lock's `mode` value meaning "locked" for this kind;
+    /// nullopt: the key existing means locked.
+    virtual std::optional<std::string_view> mode() const { return std::nullopt; }
+};
+
+/// Runs one acquire script and turns its reply into an Attempt: nil is
+/// taken, an integer is the holder's PTTL, a Redis error becomes an exception
+/// naming the lock (WRONGTYPE: WrongTypeError).
+void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string_view noun,
+                    std::function<void(Attempt)> report);
+
+/// Evaluates `script` and hands on its reply, turning a Redis error reply into
+/// an exception naming `name` and what was being done.
+void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done);
+
+/// The RLock's own kind (Redisson's RedissonLock).
+const LockKind& reentrant_lock_kind();
+
+}  // namespace holdfast::detail
