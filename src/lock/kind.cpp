@@ -16,37 +16,6 @@ std::vector<std::string_view> views(const std::vector<std::string>& strings) {
 constexpr std::string_view unlock_message = "0";
 constexpr std::string_view publish_command = "publish";
 
-// Redisson's RedissonLock: one hash, one channel, every waiter may be woken.
-class ReentrantLockKind final : public LockKind {
-public:
-    std::string_view noun() const override { return "lock"; }
-
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
-                           std::chrono::milliseconds lease, bool) const override {
-        AcquireRequest request;
-        request.channel = lock_channel(name);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-            attempt_script(core, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
-        };
-        return request;
-    }
-
-    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
-                 ReplyHandler done) const override {
-        eval_reporting(core, scripts::lock_release, {name, lock_channel(name)},
-                       {std::string(unlock_message), lease_ms, owner, std::string(publish_command)}, name, "unlock",
-                       std::move(done));
-    }
-
-    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        eval_reporting(core, scripts::lock_force_unlock, {name, lock_channel(name)},
-                       {std::string(unlock_message), std::string(publish_command)}, name, "force-unlock",
-                       std::move(done));
-    }
-
-    const Script& renew() const override { return scripts::lock_renew; }
-};
-
 }  // namespace
 
 void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
@@ -70,6 +39,35 @@ void attempt_script(ClientCore& core, const Script& script, std::vector<std::str
                        report(Attempt::refused(reply.integer));
                    });
 }
+
+AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                                          std::chrono::milliseconds lease, bool) const {
+    AcquireRequest request;
+    request.channel = lock_channel(name);
+    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+        attempt_script(core, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
+    };
+    return request;
+}
+
+void ReentrantLockKind::release(ClientCore& core, const std::string& name, const std::string& owner,
+                                const std::string& lease_ms, ReplyHandler done) const {
+    std::vector<std::string> keys{name};
+    if (announces_) keys.push_back(lock_channel(name));
+    eval_reporting(core, scripts::lock_release, std::move(keys),
+                   {std::string(unlock_message), lease_ms, owner, std::string(announces_ ? publish_command : "")},
+                   name, "unlock", std::move(done));
+}
+
+void ReentrantLockKind::force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const {
+    std::vector<std::string> keys{name};
+    if (announces_) keys.push_back(lock_channel(name));
+    eval_reporting(core, scripts::lock_force_unlock, std::move(keys),
+                   {std::string(unlock_message), std::string(announces_ ? publish_command : "")}, name,
+                   "force-unlock", std::move(done));
+}
+
+const Script& ReentrantLockKind::renew() const { return scripts::lock_renew; }
 
 const LockKind& reentrant_lock_kind() {
     static const ReentrantLockKind kind;

@@ -69,7 +69,26 @@ void attempt_script(ClientCore& core, const Script& script, std::vector<std::str
 void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done);
 
-/// The RLock's own kind (Redisson's RedissonLock).
+/// Redisson's RedissonLock: one hash, one channel announcing final unlocks.
+/// The spin and fenced locks share its release and renewal.
+class ReentrantLockKind : public LockKind {
+public:
+    /// `announces`: publishes on the lock channel (the spin lock does not).
+    explicit ReentrantLockKind(bool announces = true) : announces_(announces) {}
+
+    std::string_view noun() const override { return "lock"; }
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool try_once) const override;
+    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
+                 ReplyHandler done) const override;
+    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override;
+    const Script& renew() const override;
+
+private:
+    bool announces_;
+};
+
+/// The RLock's kind.
 const LockKind& reentrant_lock_kind();
 
 }  // namespace holdfast::detail

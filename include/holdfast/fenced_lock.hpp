@@ -1,0 +1,42 @@
+// holdfast::FencedLock: Redisson's RFencedLock, a reentrant lock that hands out fencing tokens.
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <optional>
+#include <string>
+
+#include "holdfast/lock.hpp"
+
+namespace holdfast {
+
+/// A Lock (same layout, API and watchdog) whose every acquisition, re-entries
+/// included, raises a counter `redisson_lock_token:{name}` and returns its new
+/// value: a 64-bit token that rises with each grant. A lease can end while its
+/// holder is paused (GC, SIGSTOP, a slow disk); the lock alone cannot stop such
+/// a holder from writing late. The resource can: send the token with every
+/// write and have the resource refuse a token lower than the highest it has
+/// seen (docs/fenced_lock.md shows a Redis key guarded that way).
+///
+/// The counter never expires. It lives on the lock's server: a failover to a
+/// replica that missed the last INCR can hand out a token again.
+class FencedLock : public Lock {
+public:
+    FencedLock(Client& client, std::string name);
+
+    /// lock(), returning the token of this acquisition.
+    std::int64_t lock_and_get_token();
+    /// lock(lease), returning the token.
+    std::int64_t lock_and_get_token(Duration lease);
+    /// try_lock_for(wait[, lease]), returning the token, or nullopt when not acquired.
+    std::optional<std::int64_t> try_lock_and_get_token(Duration wait = Duration::zero(),
+                                                       std::optional<Duration> lease = std::nullopt);
+    /// The async form with an explicit owner.
+    std::future<std::optional<std::int64_t>> async_try_lock_and_get_token(std::string owner,
+                                                                         Duration wait = Duration::zero(),
+                                                                         std::optional<Duration> lease = std::nullopt);
+    /// The latest token handed out (0 if none yet).
+    std::int64_t token() const;
+};
+
+}  // namespace holdfast

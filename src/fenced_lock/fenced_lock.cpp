@@ -1,0 +1,87 @@
+#include "holdfast/fenced_lock.hpp"
+
+#include <charconv>
+
+#include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+#include "primitive/blocking.hpp"
+#include "primitive/names.hpp"
+
+namespace holdfast {
+
+namespace {
+
+std::string token_key(const std::string& name) { return detail::prefixed_name("redisson_lock_token", name); }
+
+class FencedLockKind final : public detail::ReentrantLockKind {
+public:
+    std::string_view noun() const override { return "fenced lock"; }
+
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
+                                   std::chrono::milliseconds lease, bool try_once) const override {
+        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+            detail::eval_reporting(core, scripts::fenced_lock_acquire, {name, token_key(name)}, {lease_ms, owner},
+                                   name, "lock", [report](std::exception_ptr error, detail::Reply reply) {
+                                       if (error) return report(detail::Attempt::failed(std::move(error)));
+                                       if (!reply.is_array() || reply.elements.size() != 2)
+                                           return report(detail::Attempt::failed(std::make_exception_ptr(
+                                               ServerError("holdfast: unexpected reply to a fenced lock acquire: " +
+                                                           reply.describe()))));
+                                       if (reply.elements[0].integer == -1)
+                                           return report(detail::Attempt::acquired(reply.elements[1].integer));
+                                       report(detail::Attempt::refused(reply.elements[0].integer));
+                                   });
+        };
+        return request;
+    }
+};
+
+const FencedLockKind fenced_lock_kind;
+
+}  // namespace
+
+FencedLock::FencedLock(Client& client, std::string name) : Lock(client, std::move(name), fenced_lock_kind) {}
+
+std::int64_t FencedLock::lock_and_get_token() { return *acquire_blocking(std::nullopt, std::nullopt); }
+
+std::int64_t FencedLock::lock_and_get_token(Duration lease) { return *acquire_blocking(std::nullopt, lease); }
+
+std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, std::optional<Duration> lease) {
+    return acquire_blocking(wait, lease);
+}
+
+std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait,
+                                                                                  std::optional<Duration> lease) {
+    auto promise = std::make_shared<std::promise<std::optional<std::int64_t>>>();
+    auto future = promise->get_future();
+    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired, std::int64_t token) {
+        if (error) promise->set_exception(error);
+        else promise->set_value(acquired ? std::optional(token) : std::nullopt);
+    });
+    return future;
+}
+
+std::int64_t FencedLock::token() const {
+    const std::string key = token_key(name());
+    auto& transport = client().core().transport;
+    detail::BlockingResult<std::int64_t> result;
+    transport.execute(key, {"GET", key}, [&result, &transport, key](std::exception_ptr error, detail::Reply reply) {
+        std::int64_t value = 0;
+        if (!error && reply.is_error())
+            error = std::make_exception_ptr(ServerError("holdfast: reading fencing token '" + key + "' failed on " +
+                                                        transport.config().server_name() + ": " + reply.str));
+        if (!error && !reply.is_nil()) {
+            const auto [end, ec] = std::from_chars(reply.str.data(), reply.str.data() + reply.str.size(), value);
+            if (ec != std::errc() || end != reply.str.data() + reply.str.size())
+                error = std::make_exception_ptr(WrongTypeError("holdfast: fencing token key '" + key + "' holds '" +
+                                                               reply.str + "', not a token counter"));
+        }
+        result.set(std::move(error), value);
+    });
+    return result.get();
+}
+
+}  // namespace holdfast

@@ -1,0 +1,98 @@
+// The fenced lock: RLock plus a token counter that rises with every grant,
+// and the guarded resource from docs/fenced_lock.md turning a late writer away.
+#include <fstream>
+#include <future>
+#include <sstream>
+
+#include "client/client_core.hpp"
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+using Fencing = RedisTest;
+
+const std::string counter = "redisson_lock_token:{ledger}";
+
+TEST_F(Fencing, TokensRiseWithEveryAcquisitionIncludingReentry) {
+    Client client(config());
+    FencedLock lock(client, "ledger");
+    EXPECT_EQ(lock.token(), 0);
+    const std::int64_t first = lock.lock_and_get_token();
+    const std::int64_t reentry = lock.lock_and_get_token();
+    EXPECT_GT(first, 0);
+    EXPECT_EQ(reentry, first + 1);
+    EXPECT_EQ(raw->string({"HGET", "ledger", client.current_owner()}), "2");
+    lock.unlock();
+    lock.unlock();
+    const auto again = lock.try_lock_and_get_token();
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(*again, reentry + 1);
+    EXPECT_EQ(raw->string({"GET", counter}), std::to_string(*again));
+    EXPECT_EQ(lock.token(), *again);
+    lock.unlock();
+    // The counter outlives the lock: tokens never repeat.
+    EXPECT_EQ(raw->integer({"EXISTS", "ledger"}), 0);
+    EXPECT_EQ(raw->integer({"TTL", counter}), -1);
+}
+
+TEST_F(Fencing, ARefusedTryRaisesNoTokenAndAWaiterGetsTheNext) {
+    Client a(config()), b(config());
+    FencedLock held(a, "ledger"), wanted(b, "ledger");
+    const std::int64_t first = held.lock_and_get_token();
+    EXPECT_EQ(wanted.try_lock_and_get_token(), std::nullopt);
+    EXPECT_EQ(wanted.token(), first);
+    auto waiter = wanted.async_try_lock_and_get_token(b.new_owner(), std::chrono::seconds(30));
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{ledger}") == 1; }));
+    held.unlock();
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_EQ(waiter.get(), first + 1);
+}
+
+TEST_F(Fencing, AJavaPeersTokenCountsToo) {
+    Client client(config());
+    FencedLock lock(client, "ledger");
+    raw->command({"SET", counter, "41"});  // what RFencedLock left behind
+    EXPECT_EQ(lock.lock_and_get_token(), 42);
+    lock.unlock();
+}
+
+std::string example_resource() {
+    std::ifstream file(std::string(HOLDFAST_EXAMPLES_DIR) + "/fenced_resource.lua");
+    std::stringstream body;
+    body << file.rdbuf();
+    return body.str();
+}
+
+// The paused holder: its lease ends, another takes the lock and writes; the
+// first then wakes up and writes with its old token. The resource refuses it.
+TEST_F(Fencing, TheResourceRefusesAHolderWhoseLeaseRanOut) {
+    const std::string resource = example_resource();
+    ASSERT_FALSE(resource.empty());
+    Client a(config()), b(config());
+    FencedLock slow(a, "ledger"), fast(b, "ledger");
+    const std::int64_t stale = slow.lock_and_get_token(std::chrono::milliseconds(100));
+    std::optional<std::int64_t> fresh;
+    ASSERT_TRUE(eventually([&] { return (fresh = fast.try_lock_and_get_token()).has_value(); }));
+    auto write = [&](std::int64_t token, const std::string& value) {
+        return raw->integer({"EVAL", resource, "2", "balance", "balance:token", std::to_string(token), value});
+    };
+    EXPECT_EQ(write(*fresh, "from fast"), 1);
+    EXPECT_EQ(write(stale, "from slow"), 0);
+    EXPECT_EQ(raw->string({"GET", "balance"}), "from fast");
+    EXPECT_THROW(slow.unlock(), NotOwnerError);
+    fast.unlock();
+}
+
+TEST_F(Fencing, ACounterThatIsNotATokenIsNamed) {
+    Client client(config());
+    FencedLock lock(client, "ledger");
+    raw->command({"SET", counter, "not a number"});
+    EXPECT_THROW(lock.token(), WrongTypeError);
+    EXPECT_THROW(lock.lock_and_get_token(), ServerError);
+    EXPECT_EQ(raw->integer({"EXISTS", "ledger"}), 0);  // the script failed before taking the lock
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+}  // namespace
+}  // namespace holdfast::testing
