@@ -83,6 +83,15 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
     add_duration(*sub, "-w,--wait", run.wait,
                  "Give up after this long and exit 75 without running COMMAND (default: wait as long as it takes)",
                  duration_at_least(0ms, ""));
+    auto* fair = sub->add_flag_callback("--fair", [&run] { run.primitive = Primitive::fair; },
+                                        "Take a fair lock: waiters are served in arrival order");
+    auto* spin = sub->add_flag_callback("--spin", [&run] { run.primitive = Primitive::spin; },
+                                        "Take a spin lock: wait by polling with backoff, no pub/sub");
+    auto* fenced = sub->add_flag_callback(
+        "--fenced", [&run] { run.primitive = Primitive::fenced; },
+        "Take a fenced lock and pass its fencing token to COMMAND as HOLDFAST_TOKEN");
+    fair->excludes(spin)->excludes(fenced);
+    spin->excludes(fenced);
     sub->add_option("COMMAND", run.command, "The command and its arguments; put -- before it")->required();
     sub->footer(run_footer);
     return sub;

@@ -31,7 +31,9 @@ public:
     /// try_lock_for(wait[, lease]), returning the token, or nullopt when not acquired.
     std::optional<std::int64_t> try_lock_and_get_token(Duration wait = Duration::zero(),
                                                        std::optional<Duration> lease = std::nullopt);
-    /// The async form with an explicit owner.
+    /// Async forms with an explicit owner (see Lock's async_ members).
+    std::future<std::int64_t> async_lock_and_get_token(std::string owner,
+                                                       std::optional<Duration> lease = std::nullopt);
     std::future<std::optional<std::int64_t>> async_try_lock_and_get_token(std::string owner,
                                                                          Duration wait = Duration::zero(),
                                                                          std::optional<Duration> lease = std::nullopt);

@@ -4,4 +4,7 @@
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "holdfast/errors.hpp"
+#include "holdfast/fair_lock.hpp"
+#include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
+#include "holdfast/spin_lock.hpp"

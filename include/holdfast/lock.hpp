@@ -52,6 +52,10 @@ public:
     using Duration = std::chrono::milliseconds;
 
     Lock(Client& client, std::string name);
+    /// Virtual: FairLock, SpinLock, FencedLock ... may be owned through a Lock pointer.
+    virtual ~Lock() = default;
+    Lock(const Lock&) = default;
+    Lock& operator=(const Lock&) = default;
 
     const std::string& name() const { return name_; }
 

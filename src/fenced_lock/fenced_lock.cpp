@@ -64,6 +64,16 @@ std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_toke
     return future;
 }
 
+std::future<std::int64_t> FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease) {
+    auto promise = std::make_shared<std::promise<std::int64_t>>();
+    auto future = promise->get_future();
+    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool, std::int64_t token) {
+        if (error) promise->set_exception(error);
+        else promise->set_value(token);
+    });
+    return future;
+}
+
 std::int64_t FencedLock::token() const {
     const std::string key = token_key(name());
     auto& transport = client().core().transport;

@@ -162,6 +162,39 @@ TEST_F(CliRun, HoldsTheLockWhileTheCommandRunsAndReleasesItAfter) {
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
 }
 
+TEST_F(CliRun, FencedPassesTheTokenToTheCommand) {
+    raw->command({"SET", "redisson_lock_token:{job}", "41"});
+    const auto result = holdfast({"run", "--fenced", "job", "--", "sh", "-c", "echo $HOLDFAST_TOKEN > " + path("token")});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(read_file(path("token")), "42\n");
+    const auto again = holdfast({"run", "--fenced", "--wait", "5s", "job", "--", "sh", "-c",
+                                 "echo $HOLDFAST_TOKEN > " + path("token")});
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_EQ(read_file(path("token")), "43\n");
+    EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
+}
+
+TEST_F(CliRun, FairAndSpinTakeTheirKindOfLock) {
+    // A fair waiter queues where RFairLock's do; a spin waiter never subscribes.
+    auto holder = start({"run", "job", "--", "sleep", "30"});
+    ASSERT_TRUE(eventually([&] { return raw->integer({"EXISTS", "job"}) == 1; }));
+    auto fair = start({"run", "--fair", "job", "--", "true"});
+    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{job}"}) == 1; }));
+    auto spin = start({"run", "--spin", "--wait", "200ms", "job", "--", "true"});
+    EXPECT_EQ(spin->wait().status, 75);
+    EXPECT_EQ(raw->command({"PUBSUB", "CHANNELS", "redisson_lock__channel:*"})->elements, 1u);  // the fair waiter's
+    ::kill(holder->pid(), SIGTERM);
+    EXPECT_EQ(holder->wait().status, 128 + SIGTERM);
+    const auto fair_result = fair->wait();
+    EXPECT_EQ(fair_result.status, 0) << fair_result.err;
+    EXPECT_EQ(raw->integer({"EXISTS", "redisson_lock_queue:{job}"}), 0);
+}
+
+TEST_F(CliUsage, LockKindsExcludeEachOther) {
+    EXPECT_EQ(holdfast({"run", "--fair", "--spin", "job", "--", "true"}).status, 2);
+    EXPECT_EQ(holdfast({"run", "--fenced", "--fair", "job", "--", "true"}).status, 2);
+}
+
 TEST_F(CliRun, LeaseOptionSetsAnUnrenewedLease) {
     const std::string script = redis_cli("PTTL job") + " > " + path("ttl");
     const auto result = holdfast({"--watchdog-timeout", "60s", "run", "--lease", "5s", "job", "--", "sh", "-c", script});

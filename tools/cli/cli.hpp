@@ -39,8 +39,12 @@ struct GlobalOptions {
     std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
 };
 
+/// Which member of the lock family `run` takes.
+enum class Primitive { lock, fair, spin, fenced };
+
 struct RunOptions {
     std::string name;
+    Primitive primitive = Primitive::lock;
     std::optional<Duration> lease;  // nullopt: watchdog-renewed while the command runs
     std::optional<Duration> wait;   // nullopt: wait as long as it takes
     std::vector<std::string> command;

@@ -1,7 +1,9 @@
 // holdfast run: a distributed flock(1). Take the lock, run the command as a
 // child, release the lock when it exits, exit with its status.
 #include <cstring>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <future>
 #include <optional>
 #include <stop_token>
@@ -23,6 +25,7 @@ enum class Outcome { acquired, timed_out, interrupted };
 struct Acquisition {
     Outcome outcome;
     int signo = 0;
+    std::optional<std::int64_t> token = std::nullopt;  // --fenced
 };
 
 std::string signal_name(int signo) {
@@ -62,16 +65,29 @@ Acquisition await(std::shared_future<T> taken, Lock& lock, const std::string& ow
             return {Outcome::interrupted, event.signo};
         }
         if (taken.wait_for(Clock::duration::zero()) != std::future_status::ready) continue;
+        // get() throws what the acquire failed with.
         if constexpr (std::is_void_v<T>) {
-            taken.get();  // throws what the acquire failed with
+            taken.get();
             return {Outcome::acquired};
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+            return {Outcome::acquired, 0, taken.get()};
+        } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+            const auto token = taken.get();
+            return {token ? Outcome::acquired : Outcome::timed_out, 0, token};
         } else {
             return {taken.get() ? Outcome::acquired : Outcome::timed_out};
         }
     }
 }
 
-Acquisition acquire(Lock& lock, const std::string& owner, const RunOptions& options, Events& events) {
+Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, const RunOptions& options,
+                    Events& events) {
+    if (fenced) {
+        if (options.wait)
+            return await(fenced->async_try_lock_and_get_token(owner, *options.wait, options.lease).share(), lock, owner,
+                         events);
+        return await(fenced->async_lock_and_get_token(owner, options.lease).share(), lock, owner, events);
+    }
     if (options.wait) return await(lock.async_try_lock(owner, *options.wait, options.lease).share(), lock, owner, events);
     return await(lock.async_lock(owner, options.lease).share(), lock, owner, events);
 }
@@ -121,9 +137,22 @@ void release(Lock& lock, const std::string& owner) {
     }
 }
 
+// The lock type the options ask for.
+std::unique_ptr<Lock> make_lock(Client& client, const RunOptions& options) {
+    switch (options.primitive) {
+        case Primitive::fair: return std::make_unique<FairLock>(client, options.name);
+        case Primitive::spin: return std::make_unique<SpinLock>(client, options.name);
+        case Primitive::fenced: return std::make_unique<FencedLock>(client, options.name);
+        case Primitive::lock: break;
+    }
+    return std::make_unique<Lock>(client, options.name);
+}
+
 int run_locked(Lock& lock, const std::string& owner, const RunOptions& options, Events& events,
-               const std::vector<int>& inherited) {
+               const std::vector<int>& inherited, std::optional<std::int64_t> token) {
     const auto acquired_at = Clock::now();
+    // The child inherits the environment; no other thread reads it.
+    if (token) ::setenv("HOLDFAST_TOKEN", std::to_string(*token).c_str(), 1);
     // Taken now: once the watchdog has found the hold gone it no longer hands out the token.
     const std::stop_token lease_lost = lock.lease_lost_token(owner);
     close_on_exec_except(inherited);
@@ -150,11 +179,13 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     const std::vector<int> inherited = open_descriptors();
     Events events;  // before the Client starts its threads, so they inherit the blocked signals
     Client client(make_config(global));
-    Lock lock(client, options.name);
+    const std::unique_ptr<Lock> held = make_lock(client, options);
+    Lock& lock = *held;
     // An explicit owner: the hold does not depend on which thread asks.
     const std::string owner = client.new_owner();
 
-    const Acquisition acquisition = acquire(lock, owner, options, events);
+    auto* fenced = options.primitive == Primitive::fenced ? static_cast<FencedLock*>(held.get()) : nullptr;
+    const Acquisition acquisition = acquire(lock, fenced, owner, options, events);
     switch (acquisition.outcome) {
         case Outcome::timed_out:
             warn("timed out after " + format_duration(*options.wait) + " waiting for the lock " + options.name +
@@ -167,7 +198,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
         case Outcome::acquired:
             break;
     }
-    return run_locked(lock, owner, options, events, inherited);
+    return run_locked(lock, owner, options, events, inherited, acquisition.token);
 }
 
 }  // namespace holdfast::cli

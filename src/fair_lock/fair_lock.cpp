@@ -1,0 +1,99 @@
+#include "holdfast/fair_lock.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+#include "primitive/names.hpp"
+
+namespace holdfast {
+
+namespace {
+
+constexpr std::string_view publish_command = "publish";
+
+std::string epoch_ms() {
+    using namespace std::chrono;
+    return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
+}
+
+// hash, queue, deadlines, channel prefix: the key order of every fair script.
+std::vector<std::string> fair_keys(const std::string& name) {
+    return {name, detail::prefixed_name("redisson_lock_queue", name),
+            detail::prefixed_name("redisson_lock_timeout", name), detail::lock_channel(name)};
+}
+
+class FairLockKind final : public detail::LockKind {
+public:
+    explicit FairLockKind(Lock::Duration budget) : budget_ms_(std::to_string(budget.count())), budget_(budget) {}
+
+    std::string_view noun() const override { return "fair lock"; }
+
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
+                                   std::chrono::milliseconds lease, bool try_once) const override {
+        detail::AcquireRequest request;
+        request.channel = detail::lock_channel(name) + ':' + owner;
+        // Retry at least every quarter budget, which keeps this waiter's deadline ahead.
+        const long long refresh = std::max<long long>(1, budget_.count() / 4);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), budget_ms = budget_ms_,
+                           mode = try_once ? "try" : "wait", refresh](auto report) {
+            detail::attempt_script(core, scripts::fair_lock_acquire, fair_keys(name),
+                                   {lease_ms, owner, budget_ms, epoch_ms(), mode, std::string(publish_command)}, name,
+                                   "fair lock", [report, refresh](detail::Attempt attempt) {
+                                       if (attempt.outcome == detail::Attempt::Outcome::refused)
+                                           attempt.ttl = std::min(attempt.ttl, refresh);
+                                       report(std::move(attempt));
+                                   });
+        };
+        if (!try_once)
+            request.give_up = [&core, name, owner, budget_ms = budget_ms_](std::function<void()> done) {
+                detail::eval_reporting(core, scripts::fair_lock_give_up, fair_keys(name),
+                                       {owner, budget_ms, std::string(publish_command)}, name, "leave the queue of",
+                                       [done](std::exception_ptr, detail::Reply) { done(); });
+            };
+        return request;
+    }
+
+    void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
+                 const std::string& lease_ms, detail::ReplyHandler done) const override {
+        detail::eval_reporting(core, scripts::fair_lock_release, fair_keys(name),
+                               {"0", lease_ms, owner, epoch_ms(), std::string(publish_command)}, name, "unlock",
+                               std::move(done));
+    }
+
+    void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
+        detail::eval_reporting(core, scripts::fair_lock_force_unlock, fair_keys(name),
+                               {"0", std::string(publish_command)}, name, "force-unlock", std::move(done));
+    }
+
+    const detail::Script& renew() const override { return scripts::lock_renew; }
+
+private:
+    std::string budget_ms_;
+    Lock::Duration budget_;
+};
+
+// Kinds live as long as the program: a lock's pending operations may outlive
+// the FairLock object. One per distinct budget.
+const detail::LockKind& kind_for(Lock::Duration budget) {
+    if (budget <= Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: a fair lock's wait budget must be > 0 ms, got " +
+                                    std::to_string(budget.count()) + " ms");
+    static std::mutex mutex;
+    static std::map<Lock::Duration::rep, std::unique_ptr<FairLockKind>> kinds;
+    std::lock_guard guard(mutex);
+    auto& kind = kinds[budget.count()];
+    if (!kind) kind = std::make_unique<FairLockKind>(budget);
+    return *kind;
+}
+
+}  // namespace
+
+FairLock::FairLock(Client& client, std::string name, Duration wait_budget)
+    : Lock(client, std::move(name), kind_for(wait_budget)), wait_budget_(wait_budget) {}
+
+}  // namespace holdfast
