@@ -5,3 +5,4 @@
 #include "holdfast/config.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast/lock.hpp"
+#include "holdfast/read_write_lock.hpp"
