@@ -26,6 +26,15 @@ protected:
 
     static std::string channel(const std::string& name) { return "redisson_rwlock:{" + name + "}"; }
 
+    /// The next message `listener` (subscribed) receives is `payload` on `on`.
+    static void expect_message(support::SyncRedis& listener, const std::string& on, const std::string& payload) {
+        auto message = listener.read_reply();
+        ASSERT_EQ(message->elements, 3u);
+        EXPECT_EQ(std::string(message->element[0]->str), "message");
+        EXPECT_EQ(std::string(message->element[1]->str), on);
+        EXPECT_EQ(std::string(message->element[2]->str), payload);
+    }
+
     Config short_watchdog() const {
         Config c = config();
         c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
