@@ -7,4 +7,5 @@
 #include "holdfast/fair_lock.hpp"
 #include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
+#include "holdfast/read_write_lock.hpp"
 #include "holdfast/spin_lock.hpp"

@@ -52,9 +52,10 @@ public:
     /// holds of this kind (the read-write lock's "mode").
     virtual std::optional<std::string> holder_of(std::string_view field) const { return std::string(field); }
 
-    /// The read-write lock's `mode` value meaning "locked" for this kind;
-    /// nullopt: the key existing means locked.
-    virtual std::optional<std::string_view> mode() const { return std::nullopt; }
+    /// True when another kind shares this kind's hash (the read-write lock's
+    /// two sides): the lock is then locked by this kind while holder_of() finds
+    /// a holder in the hash, not whenever the key exists.
+    virtual bool shares_key() const { return false; }
 };
 
 /// Runs one acquire script and turns its reply into an Attempt: nil is

@@ -174,10 +174,8 @@ bool Lock::force_unlock() {
 }
 
 bool Lock::is_locked() const {
-    auto& core = client_->core();
-    if (const auto mode = kind_->mode())
-        return query(core, name_, "query lock", {"HGET", name_, "mode"}).str == *mode;
-    return query(core, name_, "query lock", {"EXISTS", name_}).integer == 1;
+    if (kind_->shares_key()) return !holders().empty();
+    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
 }
 
 bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
@@ -199,12 +197,6 @@ std::optional<Lock::Duration> Lock::remaining_ttl() const {
 std::vector<Lock::Holder> Lock::holders() const {
     Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
     std::vector<Holder> result;
-    if (const auto mode = kind_->mode()) {
-        bool ours = false;
-        for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
-            if (reply.elements[i].str == "mode") ours = reply.elements[i + 1].str == *mode;
-        if (!ours) return result;
-    }
     for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
         const std::string& field = reply.elements[i].str;
         if (auto owner = kind_->holder_of(field))

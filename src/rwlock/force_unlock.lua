@@ -1,0 +1,20 @@
+-- Read-write lock force unlock: delete the lock, whoever holds it, if it is in
+-- the given mode, with every read-hold key, and wake the waiters.
+-- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] mode ('read' or 'write'),
+-- ARGV[2] unlock message, ARGV[3] publish command.
+-- Reply 1 when a lock was deleted, else 0.
+if redis.call('hget', KEYS[1], 'mode') ~= ARGV[1] then
+    return 0
+end
+local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
+for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+    local holds = tonumber(redis.call('hget', KEYS[1], field))
+    if holds ~= nil then
+        for n = 1, holds do
+            redis.call('del', tag .. ':' .. field .. ':rwlock_timeout:' .. n)
+        end
+    end
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[3], KEYS[2], ARGV[2])
+return 1

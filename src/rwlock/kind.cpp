@@ -1,0 +1,133 @@
+#include "rwlock/kind.hpp"
+
+#include <system_error>
+
+#include "holdfast_scripts.hpp"
+#include "primitive/names.hpp"
+
+namespace holdfast::detail {
+
+namespace {
+
+constexpr std::string_view publish_command = "publish";
+// Redisson's LockPubSub: a read unlock lets one waiter try, a write unlock every waiter.
+constexpr std::string_view read_unlock_message = "0";
+constexpr std::string_view write_unlock_message = "1";
+// write_acquire.lua's reply when the caller holds a read lock.
+constexpr std::string_view read_held = "read-held";
+
+std::string rwlock_channel(const std::string& name) { return prefixed_name("redisson_rwlock", name); }
+
+constexpr std::string_view writer_suffix = ":write";
+
+std::string writer_field(const std::string& owner) { return owner + std::string(writer_suffix); }
+
+bool is_writer_field(std::string_view field) { return field.ends_with(writer_suffix); }
+
+// Each side deletes the lock only while it is in its own mode, as Redisson's do.
+void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
+                          ReplyHandler done) {
+    eval_reporting(core, scripts::rwlock_force_unlock, {name, rwlock_channel(name)},
+                   {std::string(mode), std::string(message), std::string(publish_command)}, name, "force-unlock",
+                   std::move(done));
+}
+
+class ReadLockKind final : public LockKind {
+public:
+    std::string_view noun() const override { return "read lock"; }
+
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool) const override {
+        AcquireRequest request;
+        request.channel = rwlock_channel(name);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+            attempt_script(core, scripts::rwlock_read_acquire, {name}, {lease_ms, owner, writer_field(owner)}, name,
+                           "read lock", std::move(report));
+        };
+        return request;
+    }
+
+    // Each read hold has its own lease (its timeout key), so `lease_ms` has no use here.
+    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
+                 ReplyHandler done) const override {
+        eval_reporting(core, scripts::rwlock_read_release, {name, rwlock_channel(name)},
+                       {std::string(read_unlock_message), owner, std::string(publish_command)}, name, "read unlock",
+                       std::move(done));
+    }
+
+    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
+        force_unlock_in_mode(core, name, "read", read_unlock_message, std::move(done));
+    }
+
+    const Script& renew() const override { return scripts::rwlock_read_renew; }
+
+    std::optional<std::string> holder_of(std::string_view field) const override {
+        if (field == "mode" || is_writer_field(field)) return std::nullopt;
+        return std::string(field);
+    }
+
+    bool shares_key() const override { return true; }
+};
+
+class WriteLockKind final : public LockKind {
+public:
+    std::string_view noun() const override { return "write lock"; }
+
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool) const override {
+        AcquireRequest request;
+        request.channel = rwlock_channel(name);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+            eval_reporting(core, scripts::rwlock_write_acquire, {name}, {lease_ms, writer_field(owner), owner}, name,
+                           "write lock", [name, owner, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                               if (error) return report(Attempt::failed(std::move(error)));
+                               if (reply.is_nil()) return report(Attempt::acquired());
+                               if (reply.is_integer()) return report(Attempt::refused(reply.integer));
+                               report(Attempt::failed(std::make_exception_ptr(std::system_error(
+                                   std::make_error_code(std::errc::resource_deadlock_would_occur),
+                                   "holdfast: cannot take write lock '" + name + "' for owner " + owner +
+                                       ": it holds a read lock on it, and a read lock cannot be upgraded (the write "
+                                       "lock would wait for its own reader); release the read lock first"))));
+                           });
+        };
+        return request;
+    }
+
+    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
+                 ReplyHandler done) const override {
+        eval_reporting(core, scripts::rwlock_write_release, {name, rwlock_channel(name)},
+                       {std::string(write_unlock_message), lease_ms, writer_field(owner), std::string(publish_command)},
+                       name, "write unlock", std::move(done));
+    }
+
+    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
+        force_unlock_in_mode(core, name, "write", write_unlock_message, std::move(done));
+    }
+
+    // The RLock's renewal: the writer's field is present, so the hash gets the lease.
+    const Script& renew() const override { return scripts::lock_renew; }
+
+    std::string hold_field(const std::string& owner) const override { return writer_field(owner); }
+
+    std::optional<std::string> holder_of(std::string_view field) const override {
+        if (!is_writer_field(field)) return std::nullopt;
+        field.remove_suffix(writer_suffix.size());
+        return std::string(field);
+    }
+
+    bool shares_key() const override { return true; }
+};
+
+}  // namespace
+
+const LockKind& read_lock_kind() {
+    static const ReadLockKind kind;
+    return kind;
+}
+
+const LockKind& write_lock_kind() {
+    static const WriteLockKind kind;
+    return kind;
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,24 @@
+-- Read lock acquire (Redisson RReadWriteLock layout, read side).
+-- KEYS[1] lock hash; ARGV[1] lease ms; ARGV[2] owner id; ARGV[3] the owner's
+-- writer field (<owner>:write): the writer may take read locks (downgrade).
+-- Read hold n of an owner has its own key <tag>:<owner>:rwlock_timeout:<n> = 1
+-- with the lease as TTL; <tag> is {name}, or name when it already has a '{'.
+-- Reply nil when taken (or re-entered), else the lock's remaining PTTL.
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false then
+    -- A hash without a mode is not a read-write lock: wait for it like any holder.
+    if redis.call('exists', KEYS[1]) == 1 then
+        return redis.call('pttl', KEYS[1])
+    end
+    redis.call('hset', KEYS[1], 'mode', 'read')
+elseif mode ~= 'read' and redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+    return redis.call('pttl', KEYS[1])
+end
+local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
+local hold = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+redis.call('set', tag .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. hold, 1, 'px', ARGV[1])
+-- The hash lives as long as its longest hold: raise its TTL, never lower it.
+if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+end
+return nil
