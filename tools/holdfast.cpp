@@ -90,8 +90,15 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
     auto* fenced = sub->add_flag_callback(
         "--fenced", [&run] { run.primitive = Primitive::fenced; },
         "Take a fenced lock and pass its fencing token to COMMAND as HOLDFAST_TOKEN");
-    fair->excludes(spin)->excludes(fenced);
-    spin->excludes(fenced);
+    auto* shared = sub->add_flag_callback("-s,--shared", [&run] { run.primitive = Primitive::shared; },
+                                          "Take the read side of read-write lock NAME, shared with other readers "
+                                          "(like flock -s)");
+    auto* exclusive = sub->add_flag_callback("-x,--exclusive", [&run] { run.primitive = Primitive::exclusive; },
+                                             "Take the write side of read-write lock NAME (like flock -x)");
+    const std::vector<CLI::Option*> kinds{fair, spin, fenced, shared, exclusive};
+    for (auto* a : kinds)
+        for (auto* b : kinds)
+            if (a != b) a->excludes(b);
     sub->add_option("COMMAND", run.command, "The command and its arguments; put -- before it")->required();
     sub->footer(run_footer);
     return sub;

@@ -190,9 +190,29 @@ TEST_F(CliRun, FairAndSpinTakeTheirKindOfLock) {
     EXPECT_EQ(raw->integer({"EXISTS", "redisson_lock_queue:{job}"}), 0);
 }
 
+TEST_F(CliRun, SharedHoldersRunTogetherAndExclusiveWaits) {
+    // Two readers inside at once: each waits until the other has arrived.
+    const std::string both = "touch " + path("$0") + " && until [ -e " + path("$1") + " ]; do sleep 0.05; done";
+    auto first = start({"run", "--shared", "doc", "--", "sh", "-c", both, "a", "b"});
+    auto second = start({"run", "-s", "doc", "--", "sh", "-c", both, "b", "a"});
+    ASSERT_EQ(first->wait().status, 0);
+    ASSERT_EQ(second->wait().status, 0);
+    auto reader = start({"run", "--shared", "doc", "--", "sleep", "30"});
+    ASSERT_TRUE(eventually([&] { return raw->string({"HGET", "doc", "mode"}) == "read"; }));
+    EXPECT_EQ(holdfast({"run", "--exclusive", "--wait", "200ms", "doc", "--", "true"}).status, 75);
+    ::kill(reader->pid(), SIGTERM);
+    reader->wait();
+    const auto writer = holdfast({"run", "-x", "--wait", "5s", "doc", "--", "sh", "-c",
+                                  redis_cli("HGET doc mode") + " > " + path("mode")});
+    EXPECT_EQ(writer.status, 0) << writer.err;
+    EXPECT_EQ(read_file(path("mode")), "write\n");
+    EXPECT_EQ(raw->integer({"EXISTS", "doc"}), 0);
+}
+
 TEST_F(CliUsage, LockKindsExcludeEachOther) {
     EXPECT_EQ(holdfast({"run", "--fair", "--spin", "job", "--", "true"}).status, 2);
     EXPECT_EQ(holdfast({"run", "--fenced", "--fair", "job", "--", "true"}).status, 2);
+    EXPECT_EQ(holdfast({"run", "--shared", "--exclusive", "job", "--", "true"}).status, 2);
 }
 
 TEST_F(CliRun, LeaseOptionSetsAnUnrenewedLease) {

@@ -40,7 +40,7 @@ struct GlobalOptions {
 };
 
 /// Which member of the lock family `run` takes.
-enum class Primitive { lock, fair, spin, fenced };
+enum class Primitive { lock, fair, spin, fenced, shared, exclusive };
 
 struct RunOptions {
     std::string name;

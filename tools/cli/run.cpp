@@ -143,6 +143,9 @@ std::unique_ptr<Lock> make_lock(Client& client, const RunOptions& options) {
         case Primitive::fair: return std::make_unique<FairLock>(client, options.name);
         case Primitive::spin: return std::make_unique<SpinLock>(client, options.name);
         case Primitive::fenced: return std::make_unique<FencedLock>(client, options.name);
+        // The sides carry no state of their own: a Lock copy of one is that side.
+        case Primitive::shared: return std::make_unique<Lock>(ReadWriteLock(client, options.name).read_lock());
+        case Primitive::exclusive: return std::make_unique<Lock>(ReadWriteLock(client, options.name).write_lock());
         case Primitive::lock: break;
     }
     return std::make_unique<Lock>(client, options.name);
