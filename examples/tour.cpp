@@ -1,0 +1,125 @@
+// A tour of the lock family: each primitive once, on one throwaway
+// redis-server (or REDIS_URL), printing what happens and what Redis holds.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "holdfast/holdfast.hpp"
+#include "redis_server.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+void say(const std::string& line) { std::printf("  %s\n", line.c_str()); }
+void section(const std::string& title) { std::printf("\n%s\n", title.c_str()); }
+
+void reentrant_lock(holdfast::Client& client) {
+    section("Lock (Redisson's RLock): reentrant, watchdog-renewed");
+    holdfast::Lock lock(client, "tour:lock");
+    lock.lock();
+    lock.lock();
+    say("locked twice by this thread: hold count " + std::to_string(lock.hold_count()) + ", lease " +
+        std::to_string(lock.remaining_ttl()->count()) + " ms, renewed every third of it");
+    lock.unlock();
+    lock.unlock();
+    say("unlocked twice: locked now? " + std::string(lock.is_locked() ? "yes" : "no"));
+}
+
+void fair_lock(holdfast::Client& client) {
+    section("FairLock: waiters served in arrival order");
+    holdfast::FairLock lock(client, "tour:fair");
+    lock.lock();
+    std::string order;
+    std::mutex mutex;
+    std::vector<std::future<void>> waiters;
+    for (char who : {'A', 'B', 'C'}) {
+        const std::string owner = client.new_owner();
+        waiters.push_back(std::async(std::launch::async, [&, who, owner] {
+            lock.async_lock(owner).get();
+            {
+                std::lock_guard guard(mutex);
+                order += who;
+            }
+            lock.async_unlock(owner).get();
+        }));
+        std::this_thread::sleep_for(200ms);  // let each join the queue before the next
+    }
+    lock.unlock();
+    for (auto& w : waiters) w.get();
+    say("queued A, B, C behind the holder; served in order " + order);
+}
+
+void spin_lock(holdfast::Client& client) {
+    section("SpinLock: no pub/sub, backoff from 1 ms to 128 ms");
+    holdfast::SpinLock held(client, "tour:spin");
+    held.lock(300ms);
+    const auto start = std::chrono::steady_clock::now();
+    auto waiter = std::async(std::launch::async, [&] {
+        const bool got = held.try_lock_for(5s);  // this thread's own hold
+        if (got) held.unlock();
+        return got;
+    });
+    const bool got = waiter.get();
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    say("a 300 ms lease, a second thread polling: got it " + std::string(got ? "after " : "not, after ") +
+        std::to_string(waited.count()) + " ms, when the lease ran out");
+}
+
+void fenced_lock(holdfast::Client& client) {
+    section("FencedLock: a token that rises with every acquisition");
+    holdfast::FencedLock lock(client, "tour:fenced");
+    const auto first = lock.lock_and_get_token();
+    lock.unlock();
+    const auto second = lock.lock_and_get_token();
+    lock.unlock();
+    say("two acquisitions, tokens " + std::to_string(first) + " then " + std::to_string(second) +
+        ": a resource that refuses lower tokens turns a paused old holder away");
+}
+
+void read_write_lock(holdfast::Client& client) {
+    section("ReadWriteLock: readers share, a writer excludes");
+    holdfast::ReadWriteLock rw(client, "tour:rw");
+    const std::string reader1 = client.new_owner(), reader2 = client.new_owner(), writer = client.new_owner();
+    rw.read_lock().async_lock(reader1).get();
+    rw.read_lock().async_lock(reader2).get();
+    say("two readers hold it together: " + std::to_string(rw.read_lock().holders().size()) + " holders");
+    const bool writer_got = rw.write_lock().async_try_lock(writer, 200ms).get();
+    say("a writer waiting 200 ms meanwhile: " + std::string(writer_got ? "got it (wrong!)" : "refused"));
+    rw.read_lock().async_unlock(reader1).get();
+    rw.read_lock().async_unlock(reader2).get();
+    say("readers gone, the writer now: " +
+        std::string(rw.write_lock().async_try_lock(writer).get() ? "got it" : "refused"));
+    rw.write_lock().async_unlock(writer).get();
+}
+
+}  // namespace
+
+int main() {
+    try {
+        std::optional<holdfast::support::RedisServer> server;
+        std::string url = std::getenv("REDIS_URL") ? std::getenv("REDIS_URL") : "";
+        if (url.empty()) {
+            server.emplace();
+            url = server->url();
+        }
+        std::printf("holdfast tour on %s\n", url.c_str());
+        holdfast::Client client(url);
+        reentrant_lock(client);
+        fair_lock(client);
+        spin_lock(client);
+        fenced_lock(client);
+        read_write_lock(client);
+        std::printf("\ndone\n");
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tour: %s\n", e.what());
+        return 1;
+    }
+}
