@@ -19,13 +19,15 @@ constexpr std::string_view publish_command = "publish";
 }  // namespace
 
 void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done) {
+                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
+                    std::string_view kind) {
     core.transport.eval(script, views(keys), views(args),
-                        [&core, name, what = std::move(what), done = std::move(done)](std::exception_ptr error,
-                                                                                       Reply reply) {
+                        [&core, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
+                            std::exception_ptr error, Reply reply) {
                             if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
-                            reply_error(core.transport, name, what, reply,
-                                        [done](std::exception_ptr e) { done(std::move(e), Reply{}); });
+                            reply_error(
+                                core.transport, name, what, reply,
+                                [done](std::exception_ptr e) { done(std::move(e), Reply{}); }, kind);
                         });
 }
 

@@ -66,9 +66,11 @@ void attempt_script(ClientCore& core, const Script& script, std::vector<std::str
                     std::function<void(Attempt)> report);
 
 /// Evaluates `script` and hands on its reply, turning a Redis error reply into
-/// an exception naming `name` and what was being done.
+/// an exception naming `name`, what was being done and the `kind` of
+/// primitive expected under `name` (see reply_error).
 void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done);
+                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
+                    std::string_view kind = "lock");
 
 /// Redisson's RedissonLock: one hash, one channel announcing final unlocks.
 /// The spin and fenced locks share its release and renewal.

@@ -6,7 +6,7 @@
 namespace holdfast::detail {
 
 void reply_error(Transport& transport, const std::string& key, std::string what, const Reply& reply,
-                 std::function<void(std::exception_ptr)> done) {
+                 std::function<void(std::exception_ptr)> done, std::string_view kind) {
     const std::string server = transport.config().server_name();
     if (reply.str.find("WRONGTYPE") == std::string::npos) {
         done(std::make_exception_ptr(ServerError("holdfast: " + what + " '" + key + "' failed on " + server + ": " +
@@ -14,12 +14,12 @@ void reply_error(Transport& transport, const std::string& key, std::string what,
         return;
     }
     transport.execute(key, {"TYPE", key},
-                      [key, what, server, done = std::move(done)](std::exception_ptr error, Reply type) {
+                      [key, what, server, kind = std::string(kind), done = std::move(done)](std::exception_ptr error, Reply type) {
                           const std::string held = error || type.is_error() ? "another type" : "a " + type.str;
                           done(std::make_exception_ptr(
                               WrongTypeError("holdfast: cannot " + what + " '" + key + "' on " + server +
                                              ": the key holds " + held +
-                                             ", not a lock; pick another name or delete the key")));
+                                             ", not a " + kind + "; pick another name or delete the key")));
                       });
 }
 
