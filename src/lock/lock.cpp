@@ -7,6 +7,7 @@
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"
 #include "primitive/blocking.hpp"
+#include "primitive/call.hpp"
 #include "primitive/errors.hpp"
 #include "lock/kind.hpp"
 
@@ -27,26 +28,10 @@ void check_wait(Lock::Duration wait) {
         throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
 }
 
-// A blocking call from the loop thread (a stop_callback, say) would wait for
-// the very thread that must deliver its reply.
-void refuse_loop_thread(detail::ClientCore& core) {
-    if (core.transport.on_loop_thread())
-        throw std::logic_error(
-            "holdfast: blocking Lock call on the client's event loop thread (from a callback such as a "
-            "lease-lost stop_callback); it would wait forever. Use the async_ members or another thread");
-}
+void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(core.transport); }
 
-// Blocks on a one-shot command and returns its reply, throwing what failed.
-Reply query(detail::ClientCore& core, const std::string& key, std::string what,
-            std::vector<std::string_view> args) {
-    refuse_loop_thread(core);
-    detail::BlockingResult<Reply> result;
-    core.transport.execute(key, args, [&core, &result, key, what](std::exception_ptr error, Reply reply) {
-        if (error || !reply.is_error()) return result.set(std::move(error), std::move(reply));
-        detail::reply_error(core.transport, key, what, reply,
-                            [&result](std::exception_ptr e) { result.set(std::move(e), Reply{}); });
-    });
-    return result.get();
+Reply query(detail::ClientCore& core, const std::string& key, std::string what, std::vector<std::string_view> args) {
+    return detail::query(core.transport, key, std::move(what), std::move(args));
 }
 
 // A hold count as stored in the hash; anything else means the key is not a lock.

@@ -1,0 +1,37 @@
+#include "primitive/call.hpp"
+
+#include <stdexcept>
+
+#include "primitive/errors.hpp"
+#include "transport/transport.hpp"
+
+namespace holdfast::detail {
+
+void refuse_loop_thread(Transport& transport) {
+    if (transport.on_loop_thread())
+        throw std::logic_error(
+            "holdfast: blocking call on the client's event loop thread (from a callback such as a "
+            "lease-lost stop_callback); it would wait forever. Use the async_ members or another thread");
+}
+
+void check_wait(std::string_view noun, const std::string& name, std::chrono::milliseconds wait) {
+    if (wait < std::chrono::milliseconds::zero())
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': wait must be >= 0 ms, got " +
+                                    std::to_string(wait.count()) + " ms");
+}
+
+Reply query(Transport& transport, const std::string& key, std::string what, std::vector<std::string_view> args,
+            std::string_view kind) {
+    return block<Reply>(transport, [&](auto done) {
+        transport.execute(key, args,
+                          [&transport, key, what = std::move(what), kind = std::string(kind),
+                           done = std::move(done)](std::exception_ptr error, Reply reply) {
+                              if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
+                              reply_error(
+                                  transport, key, what, reply, [done](std::exception_ptr e) { done(std::move(e), Reply{}); },
+                                  kind);
+                          });
+    });
+}
+
+}  // namespace holdfast::detail
