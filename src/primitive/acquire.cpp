@@ -40,7 +40,7 @@ public:
     }
 
     bool on_wake() override {
-        if (finished_) return false;
+        if (finished_ || passing_on_) return false;
         if (attempting_) {
             if (woken_) return false;  // already due to retry: pass the wake-up on
             woken_ = true;
@@ -48,7 +48,7 @@ public:
             return true;
         }
         cancel_sleep();
-        attempt();  // uses the wake-up: a refusal means another holder, whose release wakes again
+        attempt(true);  // uses the wake-up: a refusal means another holder, whose release wakes again
         return true;
     }
 
@@ -61,10 +61,11 @@ public:
     }
 
 private:
-    void attempt() {
+    void attempt(bool on_wake = false) {
         attempting_ = true;
         woken_ = false;
         consumed_wake_ = false;
+        wake_led_here_ = on_wake;
         request_.attempt([self = shared_from_this()](Attempt result) { self->on_attempt(std::move(result)); });
     }
 
@@ -74,6 +75,14 @@ private:
             case Attempt::Outcome::acquired: return finish(nullptr, true, result.token);
             case Attempt::Outcome::failed: return finish(result.error, false);
             case Attempt::Outcome::refused: break;
+        }
+        if (result.pass_on && wake_led_here_) {
+            // Only to later waiters, so two waiters for too many permits
+            // cannot hand one wake-up back and forth.
+            wake_led_here_ = false;
+            passing_on_ = true;
+            transport_.subscriber().offer_after(request_.channel, 1, this);
+            passing_on_ = false;
         }
         if (request_.deadline && *request_.deadline <= Clock::now()) return finish(nullptr, false);
         if (request_.backoff) {
@@ -87,7 +96,7 @@ private:
             transport_.subscriber().add(request_.channel, shared_from_this());
             if (attempting_ || finished_) return;
         }
-        if (woken_) return attempt();
+        if (woken_) return attempt(true);
         sleep(result.ttl);
     }
 
@@ -147,6 +156,8 @@ private:
     bool attempting_ = false;
     bool woken_ = false;
     bool consumed_wake_ = false;  // used a wake-up since the last attempt began
+    bool wake_led_here_ = false;  // the attempt in flight was started by a wake-up
+    bool passing_on_ = false;     // declines wake-ups while handing one on
     long long backoff_ = 0;
     bool subscribed_ = false;
     bool finished_ = false;

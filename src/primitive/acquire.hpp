@@ -24,9 +24,13 @@ struct Attempt {
     std::exception_ptr error;
     /// acquired: the fencing token, where the primitive has one.
     std::int64_t token = 0;
+    /// refused, but the refusal says nothing of the waiters behind this one (a
+    /// semaphore waiter for more permits than are free): a wake-up that led
+    /// to this attempt goes on to the later waiters rather than being used up.
+    bool pass_on = false;
 
     static Attempt acquired(std::int64_t token = 0) { return {Outcome::acquired, 0, nullptr, token}; }
-    static Attempt refused(long long ttl) { return {Outcome::refused, ttl, nullptr, 0}; }
+    static Attempt refused(long long ttl, bool pass_on = false) { return {Outcome::refused, ttl, nullptr, 0, pass_on}; }
     static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 

@@ -1,5 +1,7 @@
 #include "transport/subscriber.hpp"
 
+#include <algorithm>
+
 #include "transport/command.hpp"
 
 namespace holdfast::detail {
@@ -84,15 +86,21 @@ void Subscriber::on_ready() {
     }
 }
 
-void Subscriber::offer(const std::string& channel, std::size_t count) {
+void Subscriber::offer(const std::string& channel, std::size_t count) { offer_after(channel, count, nullptr); }
+
+void Subscriber::offer_after(const std::string& channel, std::size_t count, const ChannelListener* after) {
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     // Copy: a listener may leave (and so edit the list) while it is woken.
     auto listeners = it->second.listeners;
-    for (auto& l : listeners) {
-        if (count == 0) break;
-        if (l->on_wake() && count != wakes::all) --count;
+    auto next = listeners.begin();
+    if (after) {
+        next = std::find_if(listeners.begin(), listeners.end(), [after](const auto& l) { return l.get() == after; });
+        if (next == listeners.end()) return;
+        ++next;
     }
+    for (; next != listeners.end() && count > 0; ++next)
+        if ((*next)->on_wake() && count != wakes::all) --count;
 }
 
 void Subscriber::stop_now() {

@@ -50,6 +50,9 @@ public:
     /// Hands `count` wake-ups to the channel's listeners, as a message would:
     /// a listener that took a wake-up it cannot use passes it on.
     void offer(const std::string& channel, std::size_t count);
+    /// As offer(), to the listeners that joined after `after` only, so a
+    /// wake-up passed on moves down the list and cannot circle back.
+    void offer_after(const std::string& channel, std::size_t count, const ChannelListener* after);
 
     /// Channels with at least one listener. Any thread (tests, diagnostics).
     std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }
