@@ -1,0 +1,12 @@
+-- Semaphore acquire (Redisson RSemaphore layout).
+-- KEYS[1] free permits (a string); ARGV[1] permits wanted (> 0).
+-- Reply 1: taken (DECRBY); 0: fewer are free, or no count was ever set.
+local free = redis.call('get', KEYS[1])
+if free and not string.match(free, '^-?%d+$') then
+    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+end
+if free and tonumber(free) >= tonumber(ARGV[1]) then
+    redis.call('decrby', KEYS[1], ARGV[1])
+    return 1
+end
+return 0

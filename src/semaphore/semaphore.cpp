@@ -1,0 +1,143 @@
+#include "holdfast/semaphore.hpp"
+
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+#include "primitive/acquire.hpp"
+#include "primitive/call.hpp"
+#include "primitive/count.hpp"
+#include "semaphore/channel.hpp"
+
+namespace holdfast {
+
+using detail::Attempt;
+using detail::Reply;
+
+namespace {
+
+constexpr std::string_view publish_command = "publish";
+
+void check_permits(std::string_view noun, const std::string& name, std::int64_t permits) {
+    if (permits < 0)
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': permits must be >= 0, got " +
+                                    std::to_string(permits));
+}
+
+}  // namespace
+
+Semaphore::Semaphore(Client& client, std::string name) : Semaphore(client, std::move(name), "semaphore") {}
+
+Semaphore::Semaphore(Client& client, std::string name, std::string_view noun)
+    : client_(&client), name_(std::move(name)), noun_(noun) {
+    if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(noun_) + " name must not be empty");
+}
+
+void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait, Done done) {
+    check_permits(noun_, name_, permits);
+    if (wait) detail::check_wait(noun_, name_, *wait);
+    if (permits == 0) return done(nullptr, true);  // nothing to take (Redisson alike)
+    auto& core = client_->core();
+    detail::AcquireRequest request;
+    request.channel = detail::semaphore_channel(name_);
+    request.wakes = detail::semaphore_wakes;
+    // A waiter for several permits may be refused while some are free, which
+    // a waiter for fewer could use: it passes its wake-up on.
+    request.attempt = [&core, name = name_, noun = noun_, count = std::to_string(permits),
+                       pass_on = permits > 1](auto report) {
+        detail::eval_reporting(
+            core, scripts::semaphore_acquire, {name}, {count}, name, "acquire " + std::string(noun),
+            [report = std::move(report), pass_on](std::exception_ptr error, Reply reply) {
+                if (error) return report(Attempt::failed(std::move(error)));
+                report(reply.integer == 1 ? Attempt::acquired() : Attempt::refused(-1, pass_on));
+            },
+            noun);
+    };
+    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    detail::acquire(core.transport, std::move(request),
+                    [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
+                        done(std::move(error), acquired);
+                    });
+}
+
+void Semaphore::start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done) {
+    if (delta == 0) return done(nullptr);
+    auto& core = client_->core();
+    detail::eval_reporting(
+        core, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
+        {std::to_string(delta), std::string(publish_command)}, name_, std::move(what),
+        [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun_);
+}
+
+bool Semaphore::try_set_permits(std::int64_t permits) {
+    check_permits(noun_, name_, permits);
+    auto& core = client_->core();
+    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
+        detail::eval_reporting(core, scripts::semaphore_try_set_permits, {name_, detail::semaphore_channel(name_)},
+                               {std::to_string(permits), std::string(publish_command)}, name_,
+                               "set permits of " + std::string(noun_), std::move(done), noun_);
+    });
+    return reply.integer == 1;
+}
+
+void Semaphore::acquire(std::int64_t permits) {
+    detail::block<bool>(client_->core().transport,
+                        [&](auto done) { start_acquire(permits, std::nullopt, std::move(done)); });
+}
+
+bool Semaphore::try_acquire(std::int64_t permits) { return try_acquire_ms(Duration::zero(), permits); }
+
+bool Semaphore::try_acquire_ms(Duration wait, std::int64_t permits) {
+    return detail::block<bool>(client_->core().transport,
+                               [&](auto done) { start_acquire(permits, wait, std::move(done)); });
+}
+
+void Semaphore::release(std::int64_t permits) {
+    check_permits(noun_, name_, permits);
+    detail::block<bool>(client_->core().transport, [&](auto done) {
+        start_release(permits, "release " + std::string(noun_),
+                      [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+    });
+}
+
+void Semaphore::add_permits(std::int64_t delta) {
+    detail::block<bool>(client_->core().transport, [&](auto done) {
+        start_release(delta, "add permits to " + std::string(noun_),
+                      [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+    });
+}
+
+std::int64_t Semaphore::drain_permits() {
+    auto& core = client_->core();
+    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
+        detail::eval_reporting(core, scripts::semaphore_drain_permits, {name_}, {}, name_,
+                               "drain " + std::string(noun_), std::move(done), noun_);
+    });
+    return reply.integer;
+}
+
+std::int64_t Semaphore::available_permits() const {
+    auto& transport = client_->core().transport;
+    const std::string what = "query " + std::string(noun_);
+    return detail::stored_count(transport, detail::query(transport, name_, what, {"GET", name_}, noun_), name_, noun_);
+}
+
+std::future<bool> Semaphore::async_try_acquire(std::int64_t permits, Duration wait) {
+    return detail::future_of<bool>([&](auto done) { start_acquire(permits, wait, std::move(done)); });
+}
+
+std::future<void> Semaphore::async_acquire(std::int64_t permits) {
+    return detail::future_of<void>([&](auto done) {
+        start_acquire(permits, std::nullopt,
+                      [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
+    });
+}
+
+std::future<void> Semaphore::async_release(std::int64_t permits) {
+    check_permits(noun_, name_, permits);
+    return detail::future_of<void>(
+        [&](auto done) { start_release(permits, "release " + std::string(noun_), std::move(done)); });
+}
+
+}  // namespace holdfast
