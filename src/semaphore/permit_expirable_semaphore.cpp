@@ -1,0 +1,221 @@
+#include "holdfast/permit_expirable_semaphore.hpp"
+
+#include <random>
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+#include "primitive/acquire.hpp"
+#include "primitive/call.hpp"
+#include "primitive/names.hpp"
+#include "semaphore/channel.hpp"
+
+namespace holdfast {
+
+using detail::Attempt;
+using detail::Reply;
+
+namespace {
+
+constexpr std::string_view noun = "permit-expirable semaphore";
+constexpr std::string_view publish_command = "publish";
+/// Redisson's score for a permit without a lease.
+constexpr std::int64_t never = 922337203685477;
+constexpr std::size_t id_bytes = 16;
+constexpr char hex_digits[] = "0123456789abcdef";
+
+std::int64_t epoch_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// The score a permit taken now keeps until: now + lease, or never.
+std::string lease_end(std::int64_t now, std::optional<std::chrono::milliseconds> lease) {
+    if (!lease || lease->count() >= never - now) return std::to_string(never);
+    return std::to_string(now + lease->count());
+}
+
+// 16 random bytes, as Redisson's ServiceManager.generateId().
+std::string new_permit() {
+    static thread_local std::mt19937_64 random{(static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
+                                               std::random_device{}()};
+    std::string bytes(id_bytes, '\0');
+    for (std::size_t i = 0; i < id_bytes; i += 8) {
+        std::uint64_t word = random();
+        for (std::size_t j = 0; j < 8; ++j, word >>= 8) bytes[i + j] = static_cast<char>(word & 0xff);
+    }
+    return bytes;
+}
+
+std::string to_hex(const std::string& bytes) {
+    std::string hex;
+    hex.reserve(bytes.size() * 2);
+    for (unsigned char byte : bytes) {
+        hex += hex_digits[byte >> 4];
+        hex += hex_digits[byte & 0xf];
+    }
+    return hex;
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// The bytes a permit id names; std::invalid_argument for anything but 32 hex digits.
+std::string permit_bytes(const std::string& name, const std::string& permit_id) {
+    std::string bytes;
+    if (permit_id.size() == id_bytes * 2) {
+        for (std::size_t i = 0; i < permit_id.size(); i += 2) {
+            const int high = hex_value(permit_id[i]), low = hex_value(permit_id[i + 1]);
+            if (high < 0 || low < 0) break;
+            bytes += static_cast<char>(high << 4 | low);
+        }
+    }
+    if (bytes.size() != id_bytes)
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': permit_id must be " +
+                                    std::to_string(id_bytes * 2) + " hex digits, as acquire() returns, got '" +
+                                    permit_id + "'");
+    return bytes;
+}
+
+NotOwnerError not_held(const std::string& name, const std::string& permit_id) {
+    return NotOwnerError("holdfast: cannot release permit " + permit_id + " of " + std::string(noun) + " '" + name +
+                         "': it is not held (never acquired, released already, or its lease ended)");
+}
+
+void check_lease(const std::string& name, std::optional<std::chrono::milliseconds> lease) {
+    if (lease && *lease <= std::chrono::milliseconds::zero())
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': lease must be > 0 ms, got " +
+                                    std::to_string(lease->count()) + " ms");
+}
+
+}  // namespace
+
+PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string name)
+    : counter_(client, std::move(name), noun), timeouts_(detail::suffixed_name(counter_.name(), "timeout")) {}
+
+void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease, Done done) {
+    const std::string& name = counter_.name();
+    check_lease(name, lease);
+    if (wait) detail::check_wait(noun, name, *wait);
+    auto& core = counter_.client_->core();
+    detail::AcquireRequest request;
+    request.channel = detail::semaphore_channel(name);
+    request.wakes = detail::semaphore_wakes;
+    std::string permit = new_permit();
+    request.attempt = [&core, name, timeouts = timeouts_, channel = request.channel, permit, lease](auto report) {
+        const std::int64_t now = epoch_ms();
+        detail::eval_reporting(
+            core, scripts::semaphore_expirable_acquire, {name, timeouts, channel},
+            {std::to_string(now), std::string(publish_command), std::to_string(never), lease_end(now, lease), permit},
+            name, "acquire " + std::string(noun),
+            [report = std::move(report)](std::exception_ptr error, Reply reply) {
+                if (error) return report(Attempt::failed(std::move(error)));
+                if (reply.is_nil()) return report(Attempt::acquired());
+                report(Attempt::refused(reply.integer));  // until the nearest lease ends, or -1
+            },
+            noun);
+    };
+    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    detail::acquire(core.transport, std::move(request),
+                    [done = std::move(done), id = to_hex(permit)](std::exception_ptr error, bool acquired,
+                                                                  std::int64_t) {
+                        done(std::move(error), acquired ? std::optional(id) : std::nullopt);
+                    });
+}
+
+void PermitExpirableSemaphore::start_release(const std::string& permit_id,
+                                             std::function<void(std::exception_ptr, bool)> done) {
+    const std::string& name = counter_.name();
+    std::string permit = permit_bytes(name, permit_id);
+    auto& core = counter_.client_->core();
+    detail::eval_reporting(
+        core, scripts::semaphore_expirable_release, {name, timeouts_, detail::semaphore_channel(name)},
+        {std::to_string(epoch_ms()), std::string(publish_command), std::move(permit)}, name,
+        "release " + std::string(noun),
+        [done = std::move(done)](std::exception_ptr error, Reply reply) {
+            done(std::move(error), reply.integer == 1);
+        },
+        noun);
+}
+
+std::string PermitExpirableSemaphore::acquire(std::optional<Duration> lease) {
+    return *detail::block<std::optional<std::string>>(
+        counter_.client_->core().transport, [&](auto done) { start_acquire(std::nullopt, lease, std::move(done)); });
+}
+
+std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::optional<Duration> lease) {
+    return try_acquire_ms(Duration::zero(), lease);
+}
+
+std::optional<std::string> PermitExpirableSemaphore::try_acquire_ms(Duration wait, std::optional<Duration> lease) {
+    return detail::block<std::optional<std::string>>(
+        counter_.client_->core().transport, [&](auto done) { start_acquire(wait, lease, std::move(done)); });
+}
+
+bool PermitExpirableSemaphore::try_release(const std::string& permit_id) {
+    return detail::block<bool>(counter_.client_->core().transport,
+                               [&](auto done) { start_release(permit_id, std::move(done)); });
+}
+
+void PermitExpirableSemaphore::release(const std::string& permit_id) {
+    if (!try_release(permit_id)) throw not_held(name(), permit_id);
+}
+
+bool PermitExpirableSemaphore::update_lease(const std::string& permit_id, Duration lease) {
+    const std::string& name = counter_.name();
+    check_lease(name, lease);
+    std::string permit = permit_bytes(name, permit_id);
+    auto& core = counter_.client_->core();
+    const std::int64_t now = epoch_ms();
+    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
+        detail::eval_reporting(core, scripts::semaphore_expirable_update_lease, {name, timeouts_},
+                               {std::to_string(now), lease_end(now, lease), std::move(permit)}, name,
+                               "update a lease of " + std::string(noun), std::move(done), noun);
+    });
+    return reply.integer == 1;
+}
+
+std::int64_t PermitExpirableSemaphore::available_permits() const {
+    const std::string& name = counter_.name();
+    auto& core = counter_.client_->core();
+    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
+        detail::eval_reporting(core, scripts::semaphore_expirable_acquire,
+                               {name, timeouts_, detail::semaphore_channel(name)},
+                               {std::to_string(epoch_ms()), std::string(publish_command), std::to_string(never)},
+                               name, "query " + std::string(noun), std::move(done), noun);
+    });
+    return reply.integer;
+}
+
+std::future<std::optional<std::string>> PermitExpirableSemaphore::async_try_acquire(Duration wait,
+                                                                                    std::optional<Duration> lease) {
+    return detail::future_of<std::optional<std::string>>(
+        [&](auto done) { start_acquire(wait, lease, std::move(done)); });
+}
+
+std::future<std::string> PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease) {
+    return detail::future_of<std::string>([&](auto done) {
+        start_acquire(std::nullopt, lease,
+                      [done = std::move(done)](std::exception_ptr error, std::optional<std::string> id) {
+                          done(std::move(error), id.value_or(std::string()));
+                      });
+    });
+}
+
+std::future<void> PermitExpirableSemaphore::async_release(std::string permit_id) {
+    return detail::future_of<void>([&](auto done) {
+        start_release(permit_id, [done = std::move(done), permit_id, name = name()](std::exception_ptr error,
+                                                                                    bool released) {
+            if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_id));
+            done(std::move(error));
+        });
+    });
+}
+
+}  // namespace holdfast
