@@ -3,6 +3,7 @@
 
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
+#include "holdfast/count_down_latch.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast/fair_lock.hpp"
 #include "holdfast/fenced_lock.hpp"

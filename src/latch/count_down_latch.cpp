@@ -1,0 +1,125 @@
+#include "holdfast/count_down_latch.hpp"
+
+#include <stdexcept>
+
+#include "client/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+#include "primitive/acquire.hpp"
+#include "primitive/call.hpp"
+#include "primitive/count.hpp"
+#include "primitive/errors.hpp"
+#include "transport/subscriber.hpp"
+
+namespace holdfast {
+
+using detail::Attempt;
+using detail::Reply;
+
+namespace {
+
+constexpr std::string_view noun = "count-down latch";
+constexpr std::string_view publish_command = "publish";
+constexpr std::string_view zero_message = "0";       // the count reached 0
+constexpr std::string_view new_count_message = "1";  // a count was set (Redisson: or the latch deleted)
+
+/// redisson_countdownlatch__channel__{name}: braces always, no colon.
+std::string latch_channel(const std::string& name) { return "redisson_countdownlatch__channel__{" + name + "}"; }
+
+/// Any message may mean the latch opened (Redisson's delete publishes `1` with
+/// the count gone), so each wakes every waiter to read the count.
+std::size_t every_waiter(std::string_view) { return detail::wakes::all; }
+
+}  // namespace
+
+CountDownLatch::CountDownLatch(Client& client, std::string name) : client_(&client), name_(std::move(name)) {
+    if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(noun) + " name must not be empty");
+}
+
+bool CountDownLatch::try_set_count(std::int64_t count) {
+    if (count <= 0)
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name_ + "': count must be > 0, got " +
+                                    std::to_string(count));
+    auto& core = client_->core();
+    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
+        detail::eval_reporting(core, scripts::latch_try_set_count, {name_, latch_channel(name_)},
+                               {std::string(new_count_message), std::to_string(count), std::string(publish_command)},
+                               name_, "set the count of " + std::string(noun), std::move(done), noun);
+    });
+    return reply.integer == 1;
+}
+
+void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> done) {
+    auto& core = client_->core();
+    detail::eval_reporting(
+        core, scripts::latch_count_down, {name_, latch_channel(name_)},
+        {std::string(zero_message), std::string(publish_command)}, name_, "count down " + std::string(noun),
+        [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun);
+}
+
+void CountDownLatch::count_down() {
+    detail::block<bool>(client_->core().transport, [&](auto done) {
+        start_count_down([done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+    });
+}
+
+std::int64_t CountDownLatch::get_count() const {
+    auto& transport = client_->core().transport;
+    const Reply reply = detail::query(transport, name_, "query " + std::string(noun), {"GET", name_}, noun);
+    return std::max<std::int64_t>(0, detail::stored_count(transport, reply, name_, noun));
+}
+
+// Awaiting is acquiring "the latch is open": each attempt reads the count.
+void CountDownLatch::start_await(std::optional<Duration> wait, std::function<void(std::exception_ptr, bool)> done) {
+    if (wait) detail::check_wait(noun, name_, *wait);
+    auto& core = client_->core();
+    detail::AcquireRequest request;
+    request.channel = latch_channel(name_);
+    request.wakes = every_waiter;
+    request.attempt = [&core, name = name_](auto report) {
+        core.transport.execute(name, {"GET", name},
+                               [&core, name, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                                   if (error) return report(Attempt::failed(std::move(error)));
+                                   if (reply.is_error())
+                                       return detail::reply_error(
+                                           core.transport, name, "await " + std::string(noun), reply,
+                                           [report](std::exception_ptr e) { report(Attempt::failed(std::move(e))); },
+                                           noun);
+                                   try {
+                                       const bool open = detail::stored_count(core.transport, reply, name, noun) <= 0;
+                                       report(open ? Attempt::acquired() : Attempt::refused(-1));
+                                   } catch (...) {
+                                       report(Attempt::failed(std::current_exception()));
+                                   }
+                               });
+    };
+    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    detail::acquire(core.transport, std::move(request),
+                    [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
+                        done(std::move(error), opened);
+                    });
+}
+
+void CountDownLatch::await() {
+    detail::block<bool>(client_->core().transport, [&](auto done) { start_await(std::nullopt, std::move(done)); });
+}
+
+bool CountDownLatch::await_ms(Duration wait) {
+    return detail::block<bool>(client_->core().transport, [&](auto done) { start_await(wait, std::move(done)); });
+}
+
+std::future<void> CountDownLatch::async_await() {
+    return detail::future_of<void>([&](auto done) {
+        start_await(std::nullopt, [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
+    });
+}
+
+std::future<bool> CountDownLatch::async_await_for(Duration wait) {
+    return detail::future_of<bool>([&](auto done) { start_await(wait, std::move(done)); });
+}
+
+std::future<void> CountDownLatch::async_count_down() {
+    return detail::future_of<void>([&](auto done) { start_count_down(std::move(done)); });
+}
+
+}  // namespace holdfast
