@@ -2,10 +2,15 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "holdfast/holdfast.hpp"
@@ -53,6 +58,36 @@ protected:
         Config c;
         c.port = server->port();
         return c;
+    }
+
+    /// Runs `hold` in a forked child with a client of its own (made from `c`),
+    /// then SIGKILLs the child as soon as `hold` returns: whatever it took is
+    /// left as a crashed holder leaves it. Returns what `hold` returned ("" if
+    /// it threw).
+    static std::string in_killed_process(const Config& c, const std::function<std::string(Client&)>& hold) {
+        int fds[2];
+        if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+        const pid_t child = ::fork();
+        if (child < 0) throw std::runtime_error("fork failed");
+        if (child == 0) {
+            ::close(fds[0]);
+            try {
+                Client client(c);
+                const std::string report = hold(client) + '\n';
+                (void)!::write(fds[1], report.data(), report.size());
+            } catch (...) {
+                ::_exit(1);
+            }
+            for (;;) ::pause();
+        }
+        ::close(fds[1]);
+        std::string report;
+        char byte = 0;
+        while (::read(fds[0], &byte, 1) == 1 && byte != '\n') report += byte;
+        ::close(fds[0]);
+        ::kill(child, SIGKILL);
+        ::waitpid(child, nullptr, 0);
+        return report;
     }
 
     std::unique_ptr<support::RedisServer> server;

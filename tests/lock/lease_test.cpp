@@ -1,9 +1,5 @@
 // Leases: explicit leases expire, the watchdog keeps unleased holds alive,
 // a dead holder's lock frees itself, and a lost hold is signalled.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <thread>
 
 #include "client/client_core.hpp"
@@ -68,28 +64,14 @@ TEST_F(Leases, RenewalsAreBatched) {
 }
 
 TEST_F(Leases, KilledHolderFreesTheLockAfterItsLease) {
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const auto port = server->port();
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        Config c;
-        c.port = port;
-        c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
-        Client client(c);
-        Lock lock(client, "crashy");
-        lock.lock();
-        (void)!::write(ready[1], "L", 1);
-        for (;;) ::pause();
-    }
-    char byte = 0;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    ::close(ready[0]);
-    ::close(ready[1]);
+    Config c = config();
+    c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
+    ASSERT_EQ(in_killed_process(c, [](Client& client) {
+                  Lock(client, "crashy").lock();
+                  return std::string("locked");
+              }),
+              "locked");
     EXPECT_EQ(raw->integer({"EXISTS", "crashy"}), 1);
-    ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);
 
     Client client(config());
     Lock lock(client, "crashy");
