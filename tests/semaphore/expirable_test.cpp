@@ -1,9 +1,5 @@
 // holdfast::PermitExpirableSemaphore: named, leased permits in Redisson's
 // layout; a dead holder's permit comes back when its lease ends.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <future>
 #include <thread>
 
@@ -118,29 +114,15 @@ TEST_F(ExpirableSemaphore, UpdateLeaseMovesTheEnd) {
 // when the lease ends.
 TEST_F(ExpirableSemaphore, ADeadHoldersPermitComesBackAfterItsLease) {
     constexpr auto lease = std::chrono::milliseconds(1500);
+    const auto taken = std::chrono::steady_clock::now();
+    const std::string id = in_killed_process(config(), [&](Client& own) {
+        PermitExpirableSemaphore pool(own, "pool");
+        pool.try_set_permits(1);
+        return pool.acquire(lease);
+    });
+    ASSERT_EQ(id.size(), 32u);
     Client client(config());
     PermitExpirableSemaphore pool(client, "pool");
-    pool.try_set_permits(1);
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const auto port = server->port();
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        Config c;
-        c.port = port;
-        Client own(c);
-        const std::string id = PermitExpirableSemaphore(own, "pool").acquire(lease);
-        (void)!::write(ready[1], id.data(), id.size());
-        for (;;) ::pause();
-    }
-    char id[32];
-    ASSERT_EQ(::read(ready[0], id, sizeof id), static_cast<ssize_t>(sizeof id));
-    ::close(ready[0]);
-    ::close(ready[1]);
-    const auto taken = std::chrono::steady_clock::now();
-    ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);
 
     EXPECT_FALSE(pool.try_acquire());
     raw->command({"CONFIG", "RESETSTAT"});
@@ -150,7 +132,7 @@ TEST_F(ExpirableSemaphore, ADeadHoldersPermitComesBackAfterItsLease) {
     EXPECT_LT(waited, lease + std::chrono::seconds(3));
     EXPECT_LE(script_calls(), 4);  // slept until the lease's end, then took it
     EXPECT_EQ(raw->integer({"ZCARD", "{pool}:timeout"}), 1);
-    EXPECT_EQ(raw->string({"ZSCORE", "{pool}:timeout", bytes_of(std::string(id, sizeof id))}), "");
+    EXPECT_EQ(raw->string({"ZSCORE", "{pool}:timeout", bytes_of(id)}), "");
     pool.release(*got);
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
 }
