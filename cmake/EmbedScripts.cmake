@@ -1,12 +1,14 @@
 # holdfast_embed_scripts(<lua files> <output dir>)
 # Writes holdfast_scripts.hpp/.cpp: one `Script` per file, named <folder>_<file>
 # (src/lock/acquire.lua -> lock_acquire), holding the body and its SHA1 so the
-# transport can call EVALSHA without loading first.
+# transport can call EVALSHA without loading first, and `all`, every one of them.
 function(holdfast_embed_scripts files outdir)
   # Editing a script re-runs this at the next build.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files})
   set(decls "")
   set(defs "")
+  set(refs "")
+  list(LENGTH files count)
   foreach(file IN LISTS files)
     get_filename_component(stem ${file} NAME_WE)
     get_filename_component(dir ${file} DIRECTORY)
@@ -16,8 +18,11 @@ function(holdfast_embed_scripts files outdir)
     string(SHA1 sha "${body}")
     string(APPEND decls "extern const Script ${name};\n")
     string(APPEND defs "const Script ${name}{\"${name}\", R\"holdfast_lua(${body})holdfast_lua\", \"${sha}\"};\n")
+    string(APPEND refs "&${name}, ")
   endforeach()
-  set(header "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#pragma once\n#include \"transport/script.hpp\"\n\nnamespace holdfast::scripts {\n${decls}}\n")
+  string(APPEND decls "extern const std::array<const Script*, ${count}> all;\n")
+  string(APPEND defs "const std::array<const Script*, ${count}> all{${refs}};\n")
+  set(header "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#pragma once\n#include <array>\n#include \"transport/script.hpp\"\n\nnamespace holdfast::scripts {\n${decls}}\n")
   set(source "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#include \"holdfast_scripts.hpp\"\n\nnamespace holdfast::scripts {\n${defs}}\n")
   file(CONFIGURE OUTPUT ${outdir}/holdfast_scripts.hpp CONTENT "${header}" @ONLY)
   file(CONFIGURE OUTPUT ${outdir}/holdfast_scripts.cpp CONTENT "${source}" @ONLY)
