@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "holdfast/holdfast.hpp"
+#include "holdfast_scripts.hpp"
 #include "redis_server.hpp"
 #include "sync_redis.hpp"
 
@@ -48,6 +49,13 @@ protected:
 
     /// Script calls: what one acquire attempt, release or renewal costs.
     long long script_calls() const { return calls("evalsha") + calls("eval"); }
+
+    /// Loads every script into the server's cache, so that each call is one
+    /// EVALSHA (not a NOSCRIPT EVALSHA and an EVAL) and script_calls() counts
+    /// attempts exactly.
+    void cache_scripts() const {
+        for (const auto* script : scripts::all) raw->command({"SCRIPT", "LOAD", script->body});
+    }
 
     /// Subscribers of `channel` on the server.
     long long subscribers(const std::string& channel) const {

@@ -3,7 +3,6 @@
 // carry what a Redisson waiter expects.
 #include <future>
 
-#include "holdfast_scripts.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -11,11 +10,9 @@ namespace {
 
 class SemaphoreLayout : public RedisTest {
 protected:
-    // Cached up front, so that script_calls() counts attempts.
     void SetUp() override {
         RedisTest::SetUp();
-        for (const auto* script : {&scripts::semaphore_acquire, &scripts::semaphore_release})
-            raw->command({"SCRIPT", "LOAD", script->body});
+        cache_scripts();  // script_calls() counts attempts
     }
 };
 

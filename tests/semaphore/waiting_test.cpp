@@ -4,7 +4,6 @@
 #include <thread>
 
 #include "client/client_core.hpp"
-#include "holdfast_scripts.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -14,12 +13,9 @@ const std::string channel = "redisson_sc:{pool}";
 
 class SemaphoreWaiting : public RedisTest {
 protected:
-    // Cached up front, so that each attempt is one EVALSHA (not a NOSCRIPT
-    // EVALSHA and an EVAL) and script_calls() counts attempts.
     void SetUp() override {
         RedisTest::SetUp();
-        for (const auto* script : {&scripts::semaphore_acquire, &scripts::semaphore_release})
-            raw->command({"SCRIPT", "LOAD", script->body});
+        cache_scripts();  // script_calls() counts attempts
     }
 
     // `count` threads blocked in acquire(permits) on `client`, each tried
