@@ -27,9 +27,8 @@ Reply query(Transport& transport, const std::string& key, std::string what, std:
                           [&transport, key, what = std::move(what), kind = std::string(kind),
                            done = std::move(done)](std::exception_ptr error, Reply reply) {
                               if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
-                              reply_error(
-                                  transport, key, what, reply, [done](std::exception_ptr e) { done(std::move(e), Reply{}); },
-                                  kind);
+                              auto fail = [done](std::exception_ptr e) { done(std::move(e), Reply{}); };
+                              reply_error(transport, key, what, reply, std::move(fail), kind);
                           });
     });
 }

@@ -14,7 +14,8 @@ void reply_error(Transport& transport, const std::string& key, std::string what,
         return;
     }
     transport.execute(key, {"TYPE", key},
-                      [key, what, server, kind = std::string(kind), done = std::move(done)](std::exception_ptr error, Reply type) {
+                      [key, what, server, kind = std::string(kind), done = std::move(done)](std::exception_ptr error,
+                                                                                             Reply type) {
                           const std::string held = error || type.is_error() ? "another type" : "a " + type.str;
                           done(std::make_exception_ptr(
                               WrongTypeError("holdfast: cannot " + what + " '" + key + "' on " + server +
