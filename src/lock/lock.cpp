@@ -1,6 +1,5 @@
 #include "holdfast/lock.hpp"
 
-#include <charconv>
 #include <stdexcept>
 
 #include "client/client_core.hpp"
@@ -49,14 +48,9 @@ Reply query(detail::ClientCore& core, const std::string& key, std::string what,
     return result.get();
 }
 
-// A hold count as stored in the hash; anything else means the key is not a lock.
-std::int64_t hold_count_of(const std::string& name, const std::string& field, const std::string& value) {
-    std::int64_t count = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-    if (ec != std::errc() || end != value.data() + value.size())
-        throw WrongTypeError("holdfast: '" + name + "' is a hash but not a lock: field '" + field + "' holds '" +
-                             value + "', not a hold count; pick another name or delete the key");
-    return count;
+// The kind's queries read `name` through this.
+detail::LockKind::Query reader(detail::ClientCore& core, const std::string& name) {
+    return [&core, &name](std::vector<std::string_view> args) { return query(core, name, "query lock", std::move(args)); };
 }
 
 }  // namespace
@@ -173,17 +167,12 @@ bool Lock::force_unlock() {
     return result.get();
 }
 
-bool Lock::is_locked() const {
-    if (kind_->shares_key()) return !holders().empty();
-    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
-}
+bool Lock::is_locked() const { return kind_->is_locked(reader(client_->core(), name_), name_); }
 
 bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
 
 std::int64_t Lock::hold_count() const {
-    const std::string field = kind_->hold_field(client_->current_owner());
-    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, field});
-    return reply.is_nil() ? 0 : hold_count_of(name_, field, reply.str);
+    return kind_->hold_count(reader(client_->core(), name_), name_, client_->current_owner());
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
@@ -194,16 +183,7 @@ std::optional<Lock::Duration> Lock::remaining_ttl() const {
     return Duration(reply.integer);
 }
 
-std::vector<Lock::Holder> Lock::holders() const {
-    Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
-    std::vector<Holder> result;
-    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-        const std::string& field = reply.elements[i].str;
-        if (auto owner = kind_->holder_of(field))
-            result.push_back({std::move(*owner), hold_count_of(name_, field, reply.elements[i + 1].str)});
-    }
-    return result;
-}
+std::vector<Lock::Holder> Lock::holders() const { return kind_->holders(reader(client_->core(), name_), name_); }
 
 std::stop_token Lock::lease_lost_token() const { return lease_lost_token(client_->current_owner()); }
 
