@@ -8,4 +8,5 @@
 #include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/read_write_lock.hpp"
+#include "holdfast/simple_lock.hpp"
 #include "holdfast/spin_lock.hpp"

@@ -10,7 +10,9 @@ using Scripts = RedisTest;
 
 TEST_F(Scripts, EmbeddedSha1MatchesScriptLoad) {
     for (const auto* script : {&scripts::lock_acquire, &scripts::lock_release, &scripts::lock_renew,
-                               &scripts::lock_force_unlock}) {
+                               &scripts::lock_force_unlock, &scripts::simple_lock_acquire,
+                               &scripts::simple_lock_release, &scripts::simple_lock_renew,
+                               &scripts::simple_lock_force_unlock}) {
         EXPECT_EQ(raw->string({"SCRIPT", "LOAD", script->body}), script->sha1) << script->name;
     }
 }
