@@ -17,6 +17,7 @@ namespace holdfast {
 
 namespace detail {
 class LockKind;
+struct LockAccess;
 }
 
 /// A distributed reentrant lock stored as a Redis hash under `name`: field
@@ -132,6 +133,9 @@ protected:
     Client& client() const { return *client_; }
 
 private:
+    // MultiLock and RedLock drive their members through acquire() and release().
+    friend struct detail::LockAccess;
+
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     void release(std::string owner, Released done);
 

@@ -5,6 +5,7 @@
 #include "client/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/errors.hpp"
 #include "lock/kind.hpp"
@@ -15,16 +16,6 @@ using detail::Attempt;
 using detail::Reply;
 
 namespace {
-
-void check_lease(std::optional<Lock::Duration> lease) {
-    if (lease && *lease <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: lease must be > 0 ms, got " + std::to_string(lease->count()) + " ms");
-}
-
-void check_wait(Lock::Duration wait) {
-    if (wait < Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
-}
 
 // A blocking call from the loop thread (a stop_callback, say) would wait for
 // the very thread that must deliver its reply.
@@ -63,8 +54,8 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    check_lease(lease);
-    if (wait) check_wait(*wait);
+    detail::check_lease(lease);
+    if (wait) detail::check_wait(*wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
     const bool try_once = wait && *wait == Duration::zero();
