@@ -7,6 +7,8 @@
 #include "holdfast/fair_lock.hpp"
 #include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
+#include "holdfast/lock_group.hpp"
+#include "holdfast/multi_lock.hpp"
 #include "holdfast/read_write_lock.hpp"
 #include "holdfast/simple_lock.hpp"
 #include "holdfast/spin_lock.hpp"
