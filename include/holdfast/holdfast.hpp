@@ -10,5 +10,6 @@
 #include "holdfast/lock_group.hpp"
 #include "holdfast/multi_lock.hpp"
 #include "holdfast/read_write_lock.hpp"
+#include "holdfast/red_lock.hpp"
 #include "holdfast/simple_lock.hpp"
 #include "holdfast/spin_lock.hpp"

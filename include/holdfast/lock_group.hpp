@@ -43,7 +43,7 @@ public:
 
     const std::vector<std::reference_wrapper<Lock>>& locks() const { return locks_; }
 
-    /// Waits as long as it takes; each member is renewed by its client's watchdog.
+    /// Waits as long as it takes; renewed by a watchdog while held.
     void lock();
     /// Waits as long as it takes; held for `lease`, not renewed.
     void lock(Duration lease);
@@ -101,11 +101,14 @@ protected:
     /// "multi-lock 'a', 'b'": how errors name the group.
     const std::string& description() const { return description_; }
 
+    /// The calling thread's owner id on each lock.
+    Owners current_owners() const;
+    /// `owner` on every lock; std::invalid_argument if it is empty.
+    Owners same_owner(const std::string& owner) const;
+
 private:
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
-    Owners current_owners() const;
-    Owners same_owner(const std::string& owner) const;
 
     std::vector<std::reference_wrapper<Lock>> locks_;
     std::string description_;

@@ -1,6 +1,7 @@
 #include "holdfast/multi_lock.hpp"
 
 #include "group/fan_out.hpp"
+#include "group/members.hpp"
 #include "lock/access.hpp"
 #include "multi_lock/lost_watches.hpp"
 
@@ -12,22 +13,12 @@ using Clock = std::chrono::steady_clock;
 using Duration = LockGroup::Duration;
 using detail::LockAccess;
 using detail::Tally;
-
-struct Took {
-    std::exception_ptr error;
-    bool acquired = false;
-};
+using detail::Took;
 
 // Waits for every reply: a round is judged as a whole.
 template <class Outcome>
 bool when_all_in(const Tally<Outcome>&) {
     return false;
-}
-
-std::string key_of(const std::vector<std::string>& owners) {
-    std::string key;
-    for (const auto& owner : owners) key += owner + '\n';
-    return key;
 }
 
 // One acquisition of a MultiLock, on whichever loop threads its locks reply.
@@ -114,12 +105,6 @@ private:
     std::function<void(std::exception_ptr, bool)> done_;
 };
 
-std::vector<Lock*> pointers(const std::vector<std::reference_wrapper<Lock>>& locks) {
-    std::vector<Lock*> result;
-    for (Lock& lock : locks) result.push_back(&lock);
-    return result;
-}
-
 std::vector<std::stop_token> member_tokens(const std::vector<Lock*>& locks, const std::vector<std::string>& owners) {
     std::vector<std::stop_token> tokens;
     for (std::size_t i = 0; i < locks.size(); ++i) tokens.push_back(locks[i]->lease_lost_token(owners[i]));
@@ -134,21 +119,19 @@ MultiLock::MultiLock(std::vector<std::reference_wrapper<Lock>> locks)
 MultiLock::~MultiLock() = default;
 
 void MultiLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    std::make_shared<MultiAcquire>(pointers(locks()), std::move(owners), wait, lease, std::move(done))->start();
+    std::make_shared<MultiAcquire>(detail::members_of(locks()), std::move(owners), wait, lease, std::move(done))->start();
 }
 
 void MultiLock::release(Owners owners, Released done) {
-    std::vector<std::size_t> all(locks().size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    auto members = pointers(locks());
+    auto members = detail::members_of(locks());
     detail::fan_out<std::exception_ptr>(
-        members.size(), all,
+        members.size(), detail::every_member(members.size()),
         [&members, &owners](std::size_t i, std::function<void(std::exception_ptr)> report) {
             LockAccess::release(*members[i], owners[i], std::move(report));
         },
         when_all_in<std::exception_ptr>,
         [watches = watches_, members, owners, done = std::move(done)](const Tally<std::exception_ptr>& tally) {
-            watches->forget(key_of(owners), member_tokens(members, owners));
+            watches->forget(detail::owners_key(owners), member_tokens(members, owners));
             for (const auto& outcome : tally.outcomes)
                 if (*outcome) return done(*outcome);
             done(nullptr);
@@ -156,7 +139,7 @@ void MultiLock::release(Owners owners, Released done) {
 }
 
 std::stop_token MultiLock::lost(const Owners& owners) const {
-    return watches_->token(key_of(owners), member_tokens(pointers(locks()), owners));
+    return watches_->token(detail::owners_key(owners), member_tokens(detail::members_of(locks()), owners));
 }
 
 }  // namespace holdfast
