@@ -33,7 +33,7 @@ namespace holdfast {
 ///
 /// Thread safety: a group may be shared by threads. It refers to its Lock
 /// objects and their clients, which must outlive it.
-class LockGroup {
+class LockGroup : public detail::TimedTries<LockGroup> {
 public:
     using Duration = std::chrono::milliseconds;
 
@@ -49,19 +49,7 @@ public:
     void lock(Duration lease);
     /// Takes the group if it can at once; never waits.
     bool try_lock();
-    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
-    template <class Rep, class Period>
-    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
-        return try_lock_for_ms(std::chrono::ceil<Duration>(wait), std::nullopt);
-    }
-    /// Waits up to `wait`; held for `lease`, not renewed.
-    bool try_lock_for(Duration wait, Duration lease) { return try_lock_for_ms(wait, lease); }
-    /// Waits until `deadline` on any clock; a deadline already past means try once.
-    template <class Clock, class ClockDuration>
-    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
-    }
+    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
     /// Releases the calling thread's hold. Throws as documented by the
     /// subclass; like Lock::unlock(), a throw inside std::lock_guard or
     /// std::scoped_lock terminates.
@@ -107,6 +95,8 @@ protected:
     Owners same_owner(const std::string& owner) const;
 
 private:
+    friend class detail::TimedTries<LockGroup>;
+
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
 
