@@ -59,6 +59,9 @@ public:
     /// a holder in the hash, not whenever the key exists.
     virtual bool shares_key() const { return false; }
 
+    /// Whether an owner may take it again while holding it (the simple lock may not).
+    virtual bool reentrant() const { return true; }
+
     /// Lock's queries, read on the caller's thread through `query` (one
     /// command, its reply; a Redis error reply arrives as an exception). The
     /// defaults read the hash layout with hold_field(), holder_of() and shares_key();

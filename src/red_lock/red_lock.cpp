@@ -2,6 +2,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <system_error>
 
 #include "group/fan_out.hpp"
 #include "group/members.hpp"
@@ -88,6 +89,15 @@ RedLock::~RedLock() { state_->stop(); }
 std::size_t RedLock::quorum() const { return state_->quorum(); }
 
 void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
+    // Its members would refuse every round (not reentrant): say so instead of polling forever.
+    if (state_->held_for_good(owners)) {
+        if (wait && *wait == Duration::zero()) return done(nullptr, false);
+        return done(std::make_exception_ptr(std::system_error(
+                        std::make_error_code(std::errc::resource_deadlock_would_occur),
+                        "holdfast: " + description() + " is already held by owner " + owners.front() +
+                            " and its locks are not reentrant, so waiting for it would wait for itself")),
+                    false);
+    }
     const Duration used = lease.value_or(state_->watchdog_lease());
     auto valid_until = std::make_shared<Clock::time_point>();
     detail::Transport& home = state_->home();

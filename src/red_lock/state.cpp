@@ -100,6 +100,17 @@ std::optional<RedLockState::Duration> RedLockState::validity(const Owners& owner
     return left;
 }
 
+bool RedLockState::held_for_good(const Owners& owners) const {
+    {
+        std::lock_guard lock(mutex_);
+        auto it = holds_.find(owners_key(owners));
+        if (it == holds_.end() || it->second.is_lost) return false;
+    }
+    for (const Lock* lock : locks_)
+        if (!LockAccess::kind(*lock).reentrant()) return true;
+    return false;
+}
+
 void RedLockState::release_on(const Owners& owners, const std::vector<std::size_t>& members,
                               std::function<void()> then) {
     fan_out<std::exception_ptr>(

@@ -62,6 +62,9 @@ public:
     bool drop_hold(const Owners& owners);
     std::stop_token lost(const Owners& owners) const;
     std::optional<Duration> validity(const Owners& owners) const;
+    /// True if `owners` hold it (not lost) and some member may not be taken
+    /// twice: another acquisition by them would wait for itself.
+    bool held_for_good(const Owners& owners) const;
 
     /// Releases `owners`' holds on `members` at once; `then` (if any) runs when all answered.
     void release_on(const Owners& owners, const std::vector<std::size_t>& members, std::function<void()> then);

@@ -57,6 +57,8 @@ public:
 
     const detail::Script& renew() const override { return scripts::simple_lock_renew; }
 
+    bool reentrant() const override { return false; }
+
     // GET refuses a key of another type with WRONGTYPE, which the query reports.
     bool is_locked(const Query& query, const std::string& name) const override {
         return !query({"GET", name}).is_nil();

@@ -1,6 +1,7 @@
 // RedLock over five local redis-server processes: a quorum of three, servers
 // killed before and after acquisition, validity, renewal, nothing left behind.
 #include <future>
+#include <system_error>
 #include <thread>
 
 #include "client/client_core.hpp"
@@ -268,6 +269,14 @@ TEST_F(RedLocks, OfSimpleLocksSharesTheirKeys) {
     ASSERT_TRUE(red.async_try_lock(owner).get());
     for (int i = 0; i < servers_count; ++i)
         EXPECT_TRUE(eventually([&] { return raws[i]->string({"GET", "jobs"}) == owner; }));
+    // Not reentrant, like its members: a second try is refused, a wait refused at once.
+    EXPECT_FALSE(red.async_try_lock(owner).get());
+    try {
+        red.async_lock(owner).get();
+        FAIL() << "a holder took its RedLock of SimpleLocks again";
+    } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
+    }
     red.async_unlock(owner).get();
     EXPECT_TRUE(eventually([&] { return holding("jobs") == 0; }));
 
