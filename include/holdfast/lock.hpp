@@ -1,6 +1,7 @@
 // holdfast::Lock: Redisson's reentrant RLock, byte-compatible with its data layout.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -17,7 +18,34 @@ namespace holdfast {
 
 namespace detail {
 class LockKind;
-}
+struct LockAccess;
+
+/// The timed tries of the TimedLockable requirements, for Lock and LockGroup
+/// alike: durations of any unit and deadlines on any clock, handed to
+/// Derived::try_lock_for_ms(wait, lease) in whole milliseconds.
+template <class Derived>
+class TimedTries {
+public:
+    using Duration = std::chrono::milliseconds;
+
+    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
+    template <class Rep, class Period>
+    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
+        return self().try_lock_for_ms(std::chrono::ceil<Duration>(wait), std::nullopt);
+    }
+    /// Waits up to `wait`; held for `lease`, not renewed.
+    bool try_lock_for(Duration wait, Duration lease) { return self().try_lock_for_ms(wait, lease); }
+    /// Waits until `deadline` on any clock; a deadline already past means try once.
+    template <class Clock, class ClockDuration>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
+        return self().try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
+    }
+
+private:
+    Derived& self() { return static_cast<Derived&>(*this); }
+};
+}  // namespace detail
 
 /// A distributed reentrant lock stored as a Redis hash under `name`: field
 /// `<owner id>` holds the hold count, the key's TTL is the lease. A Java
@@ -47,7 +75,7 @@ class LockKind;
 ///
 /// Thread safety: a Lock object may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
-class Lock {
+class Lock : public detail::TimedTries<Lock> {
 public:
     using Duration = std::chrono::milliseconds;
 
@@ -65,19 +93,7 @@ public:
     void lock(Duration lease);
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
-    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
-    template <class Rep, class Period>
-    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
-        return try_lock_for_ms(std::chrono::ceil<Duration>(wait), std::nullopt);
-    }
-    /// Waits up to `wait`; held for `lease`, not renewed.
-    bool try_lock_for(Duration wait, Duration lease) { return try_lock_for_ms(wait, lease); }
-    /// Waits until `deadline` on any clock; a deadline already past means try once.
-    template <class Clock, class ClockDuration>
-    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
-    }
+    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
     /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
     /// none (its lease ran out, or it was force-unlocked) and ConnectionError if
     /// the server cannot be reached. Inside std::lock_guard or std::scoped_lock
@@ -132,6 +148,10 @@ protected:
     Client& client() const { return *client_; }
 
 private:
+    // MultiLock and RedLock drive their members through acquire() and release().
+    friend struct detail::LockAccess;
+    friend class detail::TimedTries<Lock>;
+
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     void release(std::string owner, Released done);
 

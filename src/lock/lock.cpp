@@ -1,11 +1,11 @@
 #include "holdfast/lock.hpp"
 
-#include <charconv>
 #include <stdexcept>
 
 #include "client/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
 #include "primitive/errors.hpp"
@@ -18,30 +18,15 @@ using detail::Reply;
 
 namespace {
 
-void check_lease(std::optional<Lock::Duration> lease) {
-    if (lease && *lease <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: lease must be > 0 ms, got " + std::to_string(lease->count()) + " ms");
-}
-
-void check_wait(Lock::Duration wait) {
-    if (wait < Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
-}
-
 void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(core.transport); }
 
 Reply query(detail::ClientCore& core, const std::string& key, std::string what, std::vector<std::string_view> args) {
     return detail::query(core.transport, key, std::move(what), std::move(args));
 }
 
-// A hold count as stored in the hash; anything else means the key is not a lock.
-std::int64_t hold_count_of(const std::string& name, const std::string& field, const std::string& value) {
-    std::int64_t count = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-    if (ec != std::errc() || end != value.data() + value.size())
-        throw WrongTypeError("holdfast: '" + name + "' is a hash but not a lock: field '" + field + "' holds '" +
-                             value + "', not a hold count; pick another name or delete the key");
-    return count;
+// The kind's queries read `name` through this.
+detail::LockKind::Query reader(detail::ClientCore& core, const std::string& name) {
+    return [&core, &name](std::vector<std::string_view> args) { return query(core, name, "query lock", std::move(args)); };
 }
 
 }  // namespace
@@ -54,8 +39,8 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    check_lease(lease);
-    if (wait) check_wait(*wait);
+    detail::check_lease(lease);
+    if (wait) detail::check_wait(*wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
     const bool try_once = wait && *wait == Duration::zero();
@@ -158,17 +143,12 @@ bool Lock::force_unlock() {
     return result.get();
 }
 
-bool Lock::is_locked() const {
-    if (kind_->shares_key()) return !holders().empty();
-    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
-}
+bool Lock::is_locked() const { return kind_->is_locked(reader(client_->core(), name_), name_); }
 
 bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
 
 std::int64_t Lock::hold_count() const {
-    const std::string field = kind_->hold_field(client_->current_owner());
-    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, field});
-    return reply.is_nil() ? 0 : hold_count_of(name_, field, reply.str);
+    return kind_->hold_count(reader(client_->core(), name_), name_, client_->current_owner());
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
@@ -179,16 +159,7 @@ std::optional<Lock::Duration> Lock::remaining_ttl() const {
     return Duration(reply.integer);
 }
 
-std::vector<Lock::Holder> Lock::holders() const {
-    Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
-    std::vector<Holder> result;
-    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-        const std::string& field = reply.elements[i].str;
-        if (auto owner = kind_->holder_of(field))
-            result.push_back({std::move(*owner), hold_count_of(name_, field, reply.elements[i + 1].str)});
-    }
-    return result;
-}
+std::vector<Lock::Holder> Lock::holders() const { return kind_->holders(reader(client_->core(), name_), name_); }
 
 std::stop_token Lock::lease_lost_token() const { return lease_lost_token(client_->current_owner()); }
 
