@@ -159,7 +159,8 @@ protected:
     /// Writes 2 MiB, then lowers maxmemory to 1 MiB; returns the keys written.
     long long fill() {
         constexpr long long keys = 32;
-        for (long long i = 0; i < keys; ++i) raw->command({"SET", "filler:" + std::to_string(i), std::string(64 * 1024, 'x')});
+        for (long long i = 0; i < keys; ++i)
+            raw->command({"SET", "filler:" + std::to_string(i), std::string(64 * 1024, 'x')});
         raw->command({"CONFIG", "SET", "maxmemory", "1mb"});
         auto refused = raw->command({"SET", "probe", "x"});
         EXPECT_EQ(refused->type, REDIS_REPLY_ERROR) << "the server is not full";
