@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "client/client_core.hpp"
+#include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"
 #include "primitive/blocking.hpp"
@@ -17,14 +18,31 @@ using detail::Reply;
 
 namespace {
 
-void check_lease(std::optional<Lock::Duration> lease) {
-    if (lease && *lease <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: lease must be > 0 ms, got " + std::to_string(lease->count()) + " ms");
+void check_lease(const std::string& name, std::optional<Lock::Duration> lease) {
+    if (!lease) return;
+    const std::string got = std::to_string(lease->count()) + " ms";
+    if (*lease <= Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " must be > 0 ms, got " + got +
+                                    "; take the lock without a lease to have the watchdog renew it");
+    // Redis refuses a longer expiry only after the acquire script wrote the hold.
+    if (*lease > max_duration)
+        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " is too long: " + got +
+                                    ", at most " + std::to_string(max_duration.count()) +
+                                    " ms (100 years); to hold it until unlock(), take the lock without a lease "
+                                    "(the watchdog renews it)");
 }
 
-void check_wait(Lock::Duration wait) {
+void check_wait(const std::string& name, Lock::Duration wait) {
     if (wait < Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
+        throw std::invalid_argument("holdfast: wait for " + detail::quoted(name) +
+                                    " must be >= 0 ms (0: try once), got " + std::to_string(wait.count()) + " ms");
+}
+
+// An empty owner id would be one hash field shared by every caller that forgot to make one.
+void check_owner(const std::string& name, const std::string& owner) {
+    if (owner.empty())
+        throw std::invalid_argument("holdfast: owner for " + detail::quoted(name) +
+                                    " must not be empty; make one with Client::new_owner()");
 }
 
 // A blocking call from the loop thread (a stop_callback, say) would wait for
@@ -50,12 +68,14 @@ Reply query(detail::ClientCore& core, const std::string& key, std::string what,
 }
 
 // A hold count as stored in the hash; anything else means the key is not a lock.
-std::int64_t hold_count_of(const std::string& name, const std::string& field, const std::string& value) {
+std::int64_t hold_count_of(detail::ClientCore& core, const std::string& name, const std::string& field,
+                           const std::string& value) {
     std::int64_t count = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
     if (ec != std::errc() || end != value.data() + value.size())
-        throw WrongTypeError("holdfast: '" + name + "' is a hash but not a lock: field '" + field + "' holds '" +
-                             value + "', not a hold count; pick another name or delete the key");
+        throw WrongTypeError("holdfast: " + detail::quoted(name) + " on " + core.transport.config().server_name() +
+                             " is a hash but not a lock: field " + detail::quoted(field) + " holds " +
+                             detail::quoted(value) + ", not a hold count; pick another name or delete the key");
     return count;
 }
 
@@ -69,13 +89,15 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    check_lease(lease);
-    if (wait) check_wait(*wait);
+    check_owner(name_, owner);
+    check_lease(name_, lease);
+    if (wait) check_wait(name_, *wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
     const bool try_once = wait && *wait == Duration::zero();
     detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
-    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    // A wait too long for the clock (now + wait would overflow) has no deadline.
+    if (wait && *wait < max_duration) request.deadline = std::chrono::steady_clock::now() + *wait;
     detail::acquire(core.transport, std::move(request),
                     [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t token) {
@@ -86,6 +108,7 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
 }
 
 void Lock::release(std::string owner, Released done) {
+    check_owner(name_, owner);
     auto& core = client_->core();
     const std::string field = kind_->hold_field(owner);
     // A watchdog hold still held after this unlock gets a fresh lease; an
@@ -101,8 +124,11 @@ void Lock::release(std::string owner, Released done) {
                        if (error) return done(error);
                        if (reply.is_nil())
                            return done(std::make_exception_ptr(NotOwnerError(
-                               "holdfast: cannot unlock " + std::string(noun) + " '" + name + "': owner " + owner +
-                               " does not hold it (never locked, already unlocked, or its lease ran out)")));
+                               "holdfast: cannot unlock " + std::string(noun) + " " + detail::quoted(name) + " on " +
+                               core.transport.config().server_name() + ": owner " + detail::quoted(owner) +
+                               " does not hold it (never locked, already unlocked, or its lease ran out); unlock "
+                               "only what this owner locked, and watch lease_lost_token() to learn when a hold is "
+                               "lost")));
                        done(nullptr);
                    });
 }
@@ -183,7 +209,7 @@ bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
 std::int64_t Lock::hold_count() const {
     const std::string field = kind_->hold_field(client_->current_owner());
     Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, field});
-    return reply.is_nil() ? 0 : hold_count_of(name_, field, reply.str);
+    return reply.is_nil() ? 0 : hold_count_of(client_->core(), name_, field, reply.str);
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
@@ -200,7 +226,8 @@ std::vector<Lock::Holder> Lock::holders() const {
     for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
         const std::string& field = reply.elements[i].str;
         if (auto owner = kind_->holder_of(field))
-            result.push_back({std::move(*owner), hold_count_of(name_, field, reply.elements[i + 1].str)});
+            result.push_back(
+                {std::move(*owner), hold_count_of(client_->core(), name_, field, reply.elements[i + 1].str)});
     }
     return result;
 }

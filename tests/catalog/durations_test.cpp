@@ -116,8 +116,8 @@ TEST_F(Durations, APastDeadlineTriesOnce) {
 
 // A wait too long for steady_clock (now + wait overflows) means "no deadline":
 // the waiter sleeps on the channel and the unlock wakes it.
-class EnormousWaits : public Catalog,
-                      public ::testing::WithParamInterface<std::pair<const char*, std::function<bool(Client&, Lock&)>>> {};
+using Waiter = std::pair<const char*, std::function<bool(Client&, Lock&)>>;
+class EnormousWaits : public Catalog, public ::testing::WithParamInterface<Waiter> {};
 
 TEST_P(EnormousWaits, WaitUntilTheUnlock) {
     Client holder(config()), client(config());
@@ -138,7 +138,7 @@ TEST_P(EnormousWaits, WaitUntilTheUnlock) {
     expect_nothing_left(client);
 }
 
-const std::pair<const char*, std::function<bool(Client&, Lock&)>> enormous_waits[] = {
+const Waiter enormous_waits[] = {
     {"MillisecondsMax", [](Client&, Lock& l) { return l.try_lock_for(milliseconds::max()); }},
     {"HoursMax", [](Client&, Lock& l) { return l.try_lock_for(hours::max()); }},
     {"DoubleSecondsMax", [](Client&, Lock& l) { return l.try_lock_for(std::chrono::duration<double>(1e300)); }},
