@@ -79,6 +79,25 @@ std::int64_t hold_count_of(detail::ClientCore& core, const std::string& name, co
     return count;
 }
 
+// Every lock has a TTL. A refusal without one (PTTL -1) may come from a hash
+// that is no lock at all, which a waiter would wait on for ever: it stays a
+// refusal only if every hold field holds a hold count.
+void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
+                         std::function<void(Attempt)> report) {
+    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](std::exception_ptr error,
+                                                                                 Reply reply) {
+        if (error) return report(Attempt::failed(error));
+        try {
+            for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
+                if (kind.holder_of(reply.elements[i].str))
+                    hold_count_of(core, name, reply.elements[i].str, reply.elements[i + 1].str);
+        } catch (const WrongTypeError&) {
+            return report(Attempt::failed(std::current_exception()));
+        }
+        report(Attempt::refused(-1));
+    });
+}
+
 }  // namespace
 
 Lock::Lock(Client& client, std::string name) : Lock(client, std::move(name), detail::reentrant_lock_kind()) {}
@@ -98,6 +117,13 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
     detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
     // A wait too long for the clock (now + wait would overflow) has no deadline.
     if (wait && *wait < max_duration) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.attempt = [&core, &kind = *kind_, name = name_, attempt = std::move(request.attempt)](
+                          std::function<void(Attempt)> report) {
+        attempt([&core, &kind, name, report = std::move(report)](Attempt result) {
+            if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
+            refused_without_ttl(core, kind, name, std::move(report));
+        });
+    };
     detail::acquire(core.transport, std::move(request),
                     [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t token) {

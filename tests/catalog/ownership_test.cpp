@@ -117,8 +117,8 @@ TEST_F(Owners, AHashThatIsNotALockIsAWrongTypeErrorNotAnEndlessWait) {
     raw->command({"HSET", "job", "name", "ada"});
     Client client(config());
     Lock lock(client, "job");
-    const std::vector<std::string> expected{"'job'", "is a hash but not a lock", "field 'name'",
-                                            "pick another name or delete the key"};
+    const std::vector<std::string> expected{"'job'", server_name(), "is a hash but not a lock", "field 'name'",
+                                            "holds 'ada'", "pick another name or delete the key"};
     auto waiting = lock.async_lock(client.new_owner());
     EXPECT_TRUE(mentions(error_of<WrongTypeError>(waiting), expected));
     auto trying = lock.async_try_lock(client.new_owner(), std::chrono::milliseconds::max());
