@@ -9,6 +9,7 @@ namespace {
 struct BadUri {
     const char* uri;
     const char* why;  // what the message must say is wrong
+    friend void PrintTo(const BadUri& b, std::ostream* os) { *os << "'" << b.uri << "'"; }
 };
 
 class BadUris : public ::testing::TestWithParam<BadUri> {};
@@ -42,6 +43,7 @@ struct BadSetting {
     const char* name;  // the field the message must name
     std::function<void(Config&)> set;
     const char* why;
+    friend void PrintTo(const BadSetting& b, std::ostream* os) { *os << b.name << ": " << b.why; }
 };
 
 class BadSettings : public ::testing::TestWithParam<BadSetting> {};

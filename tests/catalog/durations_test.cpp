@@ -116,7 +116,11 @@ TEST_F(Durations, APastDeadlineTriesOnce) {
 
 // A wait too long for steady_clock (now + wait overflows) means "no deadline":
 // the waiter sleeps on the channel and the unlock wakes it.
-using Waiter = std::pair<const char*, std::function<bool(Client&, Lock&)>>;
+struct Waiter {
+    const char* name;
+    std::function<bool(Client&, Lock&)> call;
+    friend void PrintTo(const Waiter& w, std::ostream* os) { *os << w.name; }
+};
 class EnormousWaits : public Catalog, public ::testing::WithParamInterface<Waiter> {};
 
 TEST_P(EnormousWaits, WaitUntilTheUnlock) {
@@ -125,7 +129,7 @@ TEST_P(EnormousWaits, WaitUntilTheUnlock) {
     held.lock();
     // The waiter's thread owns what it takes, and unlocks it.
     auto waiter = std::async(std::launch::async, [&] {
-        const bool got = GetParam().second(client, lock);
+        const bool got = GetParam().call(client, lock);
         if (got) lock.unlock();
         return got;
     });
@@ -150,7 +154,7 @@ const Waiter enormous_waits[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Catalog, EnormousWaits, ::testing::ValuesIn(enormous_waits),
-                         [](const auto& info) { return std::string(info.param.first); });
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // A peer (a Java service, say) may hold a lock with a TTL near Redis's limit.
 // A waiter bounds its sleep by that TTL; now + TTL must not overflow into a

@@ -81,6 +81,7 @@ TEST_F(Owners, EmptyOwnerIsRefused) {
 struct Foreign {
     const char* type;
     std::vector<std::string> create;
+    friend void PrintTo(const Foreign& f, std::ostream* os) { *os << f.type; }
 };
 
 class ForeignKeys : public Catalog, public ::testing::WithParamInterface<Foreign> {};
