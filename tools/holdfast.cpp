@@ -119,8 +119,12 @@ CLI::App* add_unlock(CLI::App& app, UnlockOptions& unlock) {
 
 // Parse errors print the way CLI11 does, with our prefix and a hint for the
 // commonest mistake: command options read as holdfast's.
-std::string failure_message(const CLI::App*, const CLI::Error& error) {
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     std::string text = "holdfast: " + std::string(error.what()) + '\n';
+    // CLI11 reports an unknown subcommand as a missing one: name it.
+    const auto left = app->remaining();
+    if (dynamic_cast<const CLI::RequiredError*>(&error) && app->get_subcommands().empty() && !left.empty())
+        text = "holdfast: unknown command '" + left.front() + "'; the commands are run, status and unlock\n";
     if (dynamic_cast<const CLI::ExtrasError*>(&error))
         text += "If they belong to the command, put -- before it: holdfast run NAME -- COMMAND ARGS...\n";
     return text + "Run with --help for more information.\n";
