@@ -84,6 +84,8 @@ struct Options {
     std::vector<Primitive> primitives{Primitive::rlock};
     std::string out;
     bool progress = true;
+    bool strict = false;  // count anomalies a fault explains as violations too
+    bool retake_in_doubt = false;  // see WorkerOptions
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
     /// How long a worker waits for a lock before it gives up and picks another.
@@ -101,6 +103,10 @@ struct WorkerOptions {
     Duration timeout{1000};
     Duration max_section{200};
     Primitive primitive = Primitive::rlock;
+    /// After a call on a lock failed with an unknown outcome, take that lock
+    /// again at once (a naive retry loop) instead of leaving it alone for
+    /// lease + timeout: exposes the re-entry leak described in RELIABILITY.md.
+    bool retake_in_doubt = false;
     std::uint64_t seed = 0;
     std::string history;  // file this worker appends its events to
     std::string status;   // the run's shared status file

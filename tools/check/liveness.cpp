@@ -57,7 +57,7 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
     for (int lock = 0; lock < facts.locks; ++lock) {
         const auto& holds = m.holds[lock];
         for (const Hold& h : holds) {
-            if (h.release != Phase::ok) continue;
+            if (h.release != Phase::ok || h.left_after_release > 0) continue;  // still held: nothing to wake
             const Attempt* first_out = nullptr;  // the waiter that finished first
             for (const Attempt& a : m.attempts[lock])
                 if (a.worker != h.worker && a.invoke < h.end && a.done > h.released &&

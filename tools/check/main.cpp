@@ -74,6 +74,7 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option("--worker-seed", w.seed)->required();
     worker.add_option("--history", w.history)->required();
     worker.add_option("--status", w.status)->required();
+    worker.add_flag("--retake-in-doubt", w.retake_in_doubt);
 }
 
 std::vector<Primitive> parse_primitives(const std::string& text) {
@@ -166,6 +167,12 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::IsMember({"random", "short", "long"}));
     app.add_option("-o,--out", o.out, "Directory for histories and report.md (default: a new one under /tmp)");
+    app.add_flag("--strict", o.strict,
+                 "Count every anomaly as a violation, also those a fault explains (a paused holder's overlaps): "
+                 "shows that the checker fails what it should");
+    app.add_flag("--retake-in-doubt", o.retake_in_doubt,
+                 "After a call on a lock failed with an unknown outcome, take that lock again at once, as a naive "
+                 "retry loop does (by default a worker leaves it alone for lease + timeout); see RELIABILITY.md");
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");
     auto* worker = app.add_subcommand("worker", "")->group("");  // internal: one client process
     check::add_worker_options(*worker, w);

@@ -74,6 +74,7 @@ Model build_model(const RunFacts& facts) {
 }
 
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& first) {
+    if (facts.strict) return std::nullopt;
     const Nanos half_lease = to_ns(facts.lease) / 2;
     for (const Fault& f : model.faults) {
         if (f.end < first.invoke || f.start > first.end) continue;

@@ -46,6 +46,7 @@ struct RunFacts {
     Duration lease{1000};
     Duration timeout{1000};
     bool fenced = false;
+    bool strict = false;  // excuse nothing: every anomaly is a violation
     int locks = 0;
     Nanos start = 0;
     Nanos stop = 0;  // when the workers were told to stop

@@ -92,7 +92,8 @@ std::string replay_command(const Options& o, const RunResult& r) {
            std::to_string(o.processes) + " --locks " + std::to_string(o.locks) + " --lease " +
            std::to_string(o.lease.count()) + "ms --timeout " + std::to_string(o.client_timeout().count()) +
            "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
-           (r.primitive == "FencedLock" ? " --fenced" : "");
+           (r.primitive == "FencedLock" ? " --fenced" : "") + (o.strict ? " --strict" : "") +
+           (o.retake_in_doubt ? " --retake-in-doubt" : "");
 }
 
 void write_report(std::ostream& out, const Options& o, const std::vector<RunResult>& results) {

@@ -70,6 +70,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.timeout = o.client_timeout();
     base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
     base.primitive = spec.primitive;
+    base.retake_in_doubt = o.retake_in_doubt;
     base.seed = spec.seed;
     base.status = dir + "/status";
     Workers workers(base, dir, o.processes);
@@ -81,6 +82,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.lease = o.lease;
     facts.timeout = o.client_timeout();
     facts.fenced = spec.primitive == Primitive::fenced;
+    facts.strict = o.strict;
     facts.locks = o.locks;
     facts.start = now_ns();
     workers.start();

@@ -72,13 +72,18 @@ public:
           slot_(status_.page().slots[options.slot]),
           history_(options.history),
           resource_(options.resource_port, options.primitive == Primitive::fenced),
-          random_(options.seed) {
+          random_(options.seed),
+          in_doubt_until_(options.locks, 0) {
         for (int k = 0; k < o_.locks; ++k) locks_.push_back(make_lock(o_.primitive, client, lock_name(k)));
     }
 
     void run() {
         while (!stopping()) {
             const int lock = pick(0, o_.locks - 1);
+            if (now_ns() < in_doubt_until_[lock]) {
+                std::this_thread::sleep_for(5ms);
+                continue;
+            }
             const long hold = ++hold_;
             if (const auto token = acquire(lock, hold)) {
                 critical_section(lock, hold, *token);
@@ -99,6 +104,12 @@ private:
     // After an error, before the next try: a retrying client, as users write them.
     void back_off() { std::this_thread::sleep_for(Duration(pick(0, int(o_.lease.count() / 10)))); }
 
+    // A call on `lock` failed and may or may not have run: the server may
+    // still count a hold of this thread, which a new acquire would re-enter.
+    void in_doubt(int lock) {
+        if (!o_.retake_in_doubt) in_doubt_until_[lock] = now_ns() + to_ns(o_.lease + o_.timeout);
+    }
+
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
         history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, -1, invoked + to_ns(o_.lease), {}});
@@ -114,6 +125,7 @@ private:
             return token;
         } catch (const ConnectionError& e) {  // the script may have run: outcome unknown
             log(Op::acquire, Phase::unknown, lock, hold, -1, -1, e.what());
+            in_doubt(lock);
         } catch (const std::exception& e) {
             log(Op::acquire, Phase::fail, lock, hold, -1, -1, e.what());
         }
@@ -148,6 +160,7 @@ private:
             return;
         } catch (const ConnectionError& e) {
             log(Op::release, Phase::unknown, lock, hold, token, -1, e.what());
+            in_doubt(lock);
             back_off();
             return;
         } catch (const std::exception& e) {
@@ -172,6 +185,7 @@ private:
     HistoryWriter history_;
     Resource resource_;
     std::mt19937_64 random_;
+    std::vector<Nanos> in_doubt_until_;
     std::vector<std::unique_ptr<LockUnderTest>> locks_;
     long hold_ = 0;
 };

@@ -14,7 +14,7 @@ namespace holdfast::check {
 namespace {
 
 std::vector<std::string> worker_argv(const WorkerOptions& o) {
-    return {"holdfast-check", "worker",
+    std::vector<std::string> argv{"holdfast-check", "worker",
             "--id", std::to_string(o.id),
             "--slot", std::to_string(o.slot),
             "--lock-port", std::to_string(o.lock_port),
@@ -27,6 +27,8 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--worker-seed", std::to_string(o.seed),
             "--history", o.history,
             "--status", o.status};
+    if (o.retake_in_doubt) argv.emplace_back("--retake-in-doubt");
+    return argv;
 }
 
 }  // namespace
