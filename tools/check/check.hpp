@@ -105,7 +105,7 @@ struct WorkerOptions {
     Primitive primitive = Primitive::rlock;
     /// After a call on a lock failed with an unknown outcome, take that lock
     /// again at once (a naive retry loop) instead of leaving it alone for
-    /// lease + timeout: exposes the re-entry leak described in RELIABILITY.md.
+    /// 2 x (lease + timeout): exposes the re-entry leak described in RELIABILITY.md.
     bool retake_in_doubt = false;
     std::uint64_t seed = 0;
     std::string history;  // file this worker appends its events to

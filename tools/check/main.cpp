@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
                  "shows that the checker fails what it should");
     app.add_flag("--retake-in-doubt", o.retake_in_doubt,
                  "After a call on a lock failed with an unknown outcome, take that lock again at once, as a naive "
-                 "retry loop does (by default a worker leaves it alone for lease + timeout); see RELIABILITY.md");
+                 "retry loop does (by default a worker leaves it alone for 2 x (lease + timeout)); see RELIABILITY.md");
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");
     auto* worker = app.add_subcommand("worker", "")->group("");  // internal: one client process
     check::add_worker_options(*worker, w);

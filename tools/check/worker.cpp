@@ -105,9 +105,12 @@ private:
     void back_off() { std::this_thread::sleep_for(Duration(pick(0, int(o_.lease.count() / 10)))); }
 
     // A call on `lock` failed and may or may not have run: the server may
-    // still count a hold of this thread, which a new acquire would re-enter.
+    // still count a hold of this thread, which a new acquire would re-enter
+    // (and the watchdog then renew for ever). Such a hold ends within a lease
+    // of the call running, which a stalled server may delay: two leases and
+    // two timeouts cover every nemesis here.
     void in_doubt(int lock) {
-        if (!o_.retake_in_doubt) in_doubt_until_[lock] = now_ns() + to_ns(o_.lease + o_.timeout);
+        if (!o_.retake_in_doubt) in_doubt_until_[lock] = now_ns() + 2 * to_ns(o_.lease + o_.timeout);
     }
 
     std::optional<std::int64_t> acquire(int lock, long hold) {
