@@ -27,7 +27,7 @@ struct RunResult {
 
     long attempts = 0, granted = 0, timed_out = 0, unknown = 0;
     long lost_leases = 0;  // release refused: the lease had run out
-    long writes_acked = 0, refused = 0;
+    long writes_acked = 0, refused = 0;  // refused: reads and writes the resource fenced out
     long faults = 0;
 
     Tally overlaps, lost_updates, stale_writes, token_order;

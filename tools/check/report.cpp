@@ -110,14 +110,14 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
     }
     std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
                                                  "leases lost", "faults", "overlaps", "lost updates",
-                                                 "stale writes accepted", "token order", "leaked holds", "other",
+                                                 "stale writes accepted", "fenced out", "token order", "leaked holds", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
                                                  "longest unavailable", "verdict"}};
     for (const Row& r : rows)
         table.push_back({r.scenario, r.primitive, std::to_string(r.runs), std::to_string(r.attempts),
                          std::to_string(r.granted), std::to_string(r.unknown), std::to_string(r.lost_leases),
                          std::to_string(r.faults), tally(r.overlaps), tally(r.lost_updates), tally(r.stale_writes),
-                         r.primitive == "FencedLock" ? tally(r.token_order) : "-", std::to_string(r.leaks),
+                         r.primitive == "FencedLock" ? std::to_string(r.refused) : "-", r.primitive == "FencedLock" ? tally(r.token_order) : "-", std::to_string(r.leaks),
                          std::to_string(r.other),
                          r.regrants ? ms(r.regrant_max) + (r.slow_regrants ? " (" + std::to_string(r.slow_regrants) +
                                                                                   " slow)" : "")
