@@ -15,11 +15,10 @@ std::string describe(const RunFacts& facts, const Hold& h) {
 }
 
 // Counts an anomaly between two holds of one lock as expected or a violation.
-// Data anomalies under fencing are never expected: fencing exists to stop them.
 void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
-           const Hold& a, const Hold& b, bool excusable, const std::string& what) {
+           const Hold& a, const Hold& b, Excusable how, const std::string& what) {
     const Hold& first = a.ack <= b.ack ? a : b;
-    const auto why = excusable ? excuse(facts, m, first) : std::nullopt;
+    const auto why = excuse(facts, m, first, how);
     if (why) {
         ++tally.expected;
         return;
@@ -33,14 +32,15 @@ void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const auto& holds : m.holds)
         for (std::size_t i = 0; i < holds.size(); ++i)
             for (std::size_t j = i + 1; j < holds.size() && holds[j].ack < holds[i].end; ++j)
-                judge(facts, m, r, r.overlaps, "overlap", holds[i], holds[j], true,
+                judge(facts, m, r, r.overlaps, "overlap", holds[i], holds[j], Excusable::by_lease_loss,
                       "two holders of " + lock_name(holds[i].lock) + " at once");
 }
 
 // Lost updates, stale writes and integrity, from the resource's own log.
 void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& r) {
     const ResourceState& state = facts.resources[lock];
-    const bool excusable = !facts.fenced;
+    // Fencing exists to stop these; only a lost token counter can explain them then.
+    const Excusable excusable = facts.fenced ? Excusable::by_token_reset : Excusable::by_lease_loss;
     std::map<std::string, std::size_t> read_at;  // hold -> log position of its read
     std::int64_t current = 0;
     // Grant order: the token under fencing, the acquire's return otherwise.
@@ -64,8 +64,9 @@ void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& 
                 for (std::size_t j = from + 1; j < i; ++j) {
                     if (state.log[j].kind != 'w' || !m.by_id.count(state.log[j].hold)) continue;
                     judge(facts, m, r, r.lost_updates, "lost update", h, *m.by_id.at(state.log[j].hold), excusable,
-                          lock_name(lock) + ": a write of " + std::to_string(current) + " was overwritten by " +
-                              std::to_string(entry.value) + " from a stale read");
+                          lock_name(lock) + ": " + entry.hold + " wrote " + std::to_string(entry.value) +
+                              " computed from a stale read, over " + std::to_string(current) + " written by " +
+                              state.log[j].hold);
                 }
             }
             current = entry.value;

@@ -66,10 +66,14 @@ struct Model {
 
 Model build_model(const RunFacts& facts);
 
+/// Which faults can explain an anomaly: any that can end a lease without its
+/// holder knowing, or (lost updates and stale writes under fencing) only one
+/// that lost the token counter, so that two holds shared a token.
+enum class Excusable { by_lease_loss, by_token_reset };
+
 /// Why an anomaly whose earlier hold is `first` is expected: the fault that
-/// can end a lease without its holder knowing, or nullopt when nothing
-/// excuses it (a violation).
-std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& first);
+/// explains it, or nullopt when nothing does (a violation).
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& first, Excusable how);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);
