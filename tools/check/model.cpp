@@ -73,11 +73,11 @@ Model build_model(const RunFacts& facts) {
     return m;
 }
 
-std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& first, Excusable how) {
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& hold, Excusable how) {
     if (facts.strict) return std::nullopt;
     const Nanos half_lease = to_ns(facts.lease) / 2;
     for (const Fault& f : model.faults) {
-        if (f.end < first.invoke || f.start > first.end) continue;
+        if (f.end < hold.invoke || f.start > hold.end) continue;
         const Nanos length = f.end - f.start;
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
         if (how == Excusable::by_token_reset) {
@@ -86,7 +86,7 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
         }
         switch (f.kind) {
             case Nemesis::pause_holder:
-                if (f.worker == first.worker) return what;
+                if (f.worker == hold.worker) return what;
                 break;
             case Nemesis::pause_server:
             case Nemesis::debug_sleep:

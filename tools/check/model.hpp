@@ -71,9 +71,12 @@ Model build_model(const RunFacts& facts);
 /// that lost the token counter, so that two holds shared a token.
 enum class Excusable { by_lease_loss, by_token_reset };
 
-/// Why an anomaly whose earlier hold is `first` is expected: the fault that
-/// explains it, or nullopt when nothing does (a violation).
-std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& first, Excusable how);
+/// Why an anomaly involving `hold` is expected: a fault during it (from its
+/// acquire to its end; a holder's pause only if it is this hold's) that
+/// explains it, or nullopt. Either hold of a pair may be the one whose lease
+/// ended unseen: a holder paused just before its acquire's reply arrived
+/// learns of its grant only after a later holder's.
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& hold, Excusable how);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);
