@@ -146,6 +146,9 @@ int main(int argc, char** argv) {
 
     CLI::App app(check::description, "holdfast-check");
     app.footer(check::footer);
+    app.failure_message([](const CLI::App*, const CLI::Error& e) {
+        return "holdfast-check: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+    });
     app.add_option("--seed", seed, "First seed; run i uses seed + i (default: random, printed)");
     app.add_option("--runs", o.runs, "Runs (seeds) per nemesis and primitive")->capture_default_str()->check(CLI::Range(1, 100000));
     app.add_option("-p,--processes", o.processes, "Client processes")
