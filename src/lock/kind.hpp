@@ -66,11 +66,20 @@ public:
     /// command, its reply; a Redis error reply arrives as an exception). The
     /// defaults read the hash layout with hold_field(), holder_of() and shares_key();
     /// a kind stored otherwise (the simple lock's string) overrides all three.
-    using Query = std::function<Reply(std::vector<std::string_view> args)>;
+    struct Query {
+        std::function<Reply(std::vector<std::string_view> args)> run;
+        std::string server;  // host:port, for error messages
+        Reply operator()(std::vector<std::string_view> args) const { return run(std::move(args)); }
+    };
     virtual bool is_locked(const Query& query, const std::string& name) const;
     virtual std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const;
     virtual std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const;
 };
+
+/// A hold count as stored in a lock's hash; anything else means the key is
+/// not a lock (WrongTypeError naming the key, `server` and the field).
+std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
+                           const std::string& value);
 
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes an exception

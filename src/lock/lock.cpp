@@ -54,7 +54,8 @@ Reply query(detail::ClientCore& core, const std::string& key, std::string what, 
 
 // The kind's queries read `name` through this.
 detail::LockKind::Query reader(detail::ClientCore& core, const std::string& name) {
-    return [&core, &name](std::vector<std::string_view> args) { return query(core, name, "query lock", std::move(args)); };
+    return {[&core, &name](std::vector<std::string_view> args) { return query(core, name, "query lock", std::move(args)); },
+            core.transport.config().server_name()};
 }
 
 // Every lock has a TTL. A refusal without one (PTTL -1) may come from a hash
@@ -68,7 +69,8 @@ void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind,
         try {
             for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
                 if (kind.holder_of(reply.elements[i].str))
-                    hold_count_of(core, name, reply.elements[i].str, reply.elements[i + 1].str);
+                    detail::hold_count_of(core.transport.config().server_name(), name, reply.elements[i].str,
+                                          reply.elements[i + 1].str);
         } catch (const WrongTypeError&) {
             return report(Attempt::failed(std::current_exception()));
         }
