@@ -48,7 +48,7 @@ std::exception_ptr quorum_error(const std::string& description, std::string_view
 }
 
 RedLockState::RedLockState(std::vector<Lock*> locks, std::string description)
-    : locks_(std::move(locks)), description_(std::move(description)), timer_(home().loop()) {}
+    : locks_(std::move(locks)), description_(std::move(description)) {}
 
 Transport& RedLockState::home() const { return LockAccess::core(*locks_.front()).transport; }
 
@@ -128,13 +128,14 @@ void RedLockState::stop() {
     home().run_on_loop([self = shared_from_this()] {
         std::lock_guard lock(self->mutex_);
         self->stopped_ = true;
-        self->timer_.cancel();
+        if (auto timer = self->timer_.lock()) timer->cancel();
     });
 }
 
 void RedLockState::arm() {
-    timer_.expires_after(watchdog_lease() / 3);
-    timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+    auto timer = std::make_shared<asio::steady_timer>(home().loop(), watchdog_lease() / 3);
+    timer_ = timer;
+    timer->async_wait([self = shared_from_this(), timer](asio::error_code ec) {
         if (!ec) self->tick();
     });
 }

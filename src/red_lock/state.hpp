@@ -92,7 +92,9 @@ private:
 
     const std::vector<Lock*> locks_;
     const std::string description_;
-    asio::steady_timer timer_;
+    // Owned by its pending wait, not by the state: operations on other servers
+    // may keep the state alive after the home client (and its loop) is gone.
+    std::weak_ptr<asio::steady_timer> timer_;
 
     mutable std::mutex mutex_;
     std::map<std::string, Hold> holds_;
