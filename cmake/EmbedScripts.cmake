@@ -1,8 +1,9 @@
-# holdfast_embed_scripts(<lua files> <output dir>)
-# Writes holdfast_scripts.hpp/.cpp: one `Script` per file, named <folder>_<file>
+# holdfast_embed_scripts(<lua files> <output dir> <namespace>)
+# Writes holdfast_scripts.hpp/.cpp in holdfast::<namespace> (a program's own
+# scripts must not clash with the library's): one `Script` per file, named <folder>_<file>
 # (src/lock/acquire.lua -> lock_acquire), holding the body and its SHA1 so the
 # transport can call EVALSHA without loading first, and `all`, every one of them.
-function(holdfast_embed_scripts files outdir)
+function(holdfast_embed_scripts files outdir namespace)
   # Editing a script re-runs this at the next build.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files})
   set(decls "")
@@ -22,8 +23,8 @@ function(holdfast_embed_scripts files outdir)
   endforeach()
   string(APPEND decls "extern const std::array<const Script*, ${count}> all;\n")
   string(APPEND defs "const std::array<const Script*, ${count}> all{${refs}};\n")
-  set(header "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#pragma once\n#include <array>\n#include \"transport/script.hpp\"\n\nnamespace holdfast::scripts {\n${decls}}\n")
-  set(source "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#include \"holdfast_scripts.hpp\"\n\nnamespace holdfast::scripts {\n${defs}}\n")
+  set(header "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#pragma once\n#include <array>\n#include \"transport/script.hpp\"\n\nnamespace holdfast::${namespace} {\n${decls}}\n")
+  set(source "// Generated from src/**/*.lua by cmake/EmbedScripts.cmake. Do not edit.\n#include \"holdfast_scripts.hpp\"\n\nnamespace holdfast::${namespace} {\n${defs}}\n")
   file(CONFIGURE OUTPUT ${outdir}/holdfast_scripts.hpp CONTENT "${header}" @ONLY)
   file(CONFIGURE OUTPUT ${outdir}/holdfast_scripts.cpp CONTENT "${source}" @ONLY)
 endfunction()

@@ -33,7 +33,7 @@ Resource::Result Resource::write(int lock, const std::string& hold, std::int64_t
 Resource::Result Resource::access(const char* kind, int lock, const std::string& hold, std::int64_t token,
                                   std::int64_t value) {
     const Keys k = keys_of(lock);
-    auto reply = redis_.command({"EVAL", scripts::check_resource_access.body, "4", k.counter, k.writers, k.highest,
+    auto reply = redis_.command({"EVAL", check_scripts::check_resource_access.body, "4", k.counter, k.writers, k.highest,
                                  k.log, kind, hold, std::to_string(token), fenced_ ? "1" : "0",
                                  std::to_string(value)});
     if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 || reply->element[0]->type != REDIS_REPLY_INTEGER ||
