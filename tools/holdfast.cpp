@@ -132,9 +132,10 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     std::string text = "holdfast: " + std::string(error.what()) + '\n';
     // CLI11 reports an unknown subcommand as a missing one: name it.
     const auto left = app->remaining();
-    if (dynamic_cast<const CLI::RequiredError*>(&error) && app->get_subcommands().empty() && !left.empty())
+    const auto chosen = app->get_subcommands();
+    if (dynamic_cast<const CLI::RequiredError*>(&error) && chosen.empty() && !left.empty())
         text = "holdfast: unknown command '" + left.front() + "'; the commands are run, status and unlock\n";
-    if (dynamic_cast<const CLI::ExtrasError*>(&error))
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) && !chosen.empty() && chosen.front()->get_name() == "run")
         text += "If they belong to the command, put -- before it: holdfast run NAME -- COMMAND ARGS...\n";
     return text + "Run with --help for more information.\n";
 }
