@@ -5,6 +5,7 @@
 #include <string>
 
 #include "holdfast/config.hpp"
+#include "primitive/hold_ledger.hpp"
 #include "scheduler/watchdog.hpp"
 #include "transport/transport.hpp"
 
@@ -17,6 +18,7 @@ public:
 
     Transport transport;
     Watchdog watchdog;
+    HoldLedger holds;
     const std::string uuid;
 
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.

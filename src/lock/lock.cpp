@@ -78,6 +78,20 @@ void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind,
     });
 }
 
+// Gives back, one at a time, the holds the server still counts for `owner`
+// that no caller was told of, until the lock is released; then `done`. The
+// unlock already succeeded, so a failure here is left to the lease.
+void release_unacknowledged(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
+                            const std::string& owner, std::function<void(std::exception_ptr)> done) {
+    kind.release(core, name, owner, "0",
+                 [&core, &kind, name, owner, done = std::move(done)](std::exception_ptr error, Reply reply) mutable {
+                     if (!error && reply.is_integer() && reply.integer == 0)
+                         return release_unacknowledged(core, kind, name, owner, std::move(done));
+                     core.watchdog.untrack(name, kind.hold_field(owner));
+                     done(nullptr);
+                 });
+}
+
 }  // namespace
 
 Lock::Lock(Client& client, std::string name) : Lock(client, std::move(name), detail::reentrant_lock_kind()) {}
@@ -108,7 +122,11 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
                     [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t token) {
                         // Tracked before the caller learns it holds the lock, so renewal never lags.
-                        if (!error && acquired && watchdog) core.watchdog.track(kind->renew(), name, kind->hold_field(owner));
+                        if (!error && acquired) {
+                            const std::string field = kind->hold_field(owner);
+                            core.holds.taken(name, field);
+                            if (watchdog) core.watchdog.track(kind->renew(), name, field);
+                        }
                         done(error, acquired, token);
                     });
 }
@@ -122,16 +140,23 @@ void Lock::release(std::string owner, Released done) {
     const std::string lease_ms =
         core.watchdog.tracks(name_, field) ? std::to_string(core.watchdog.lease().count()) : "0";
     kind_->release(core, name_, owner, lease_ms,
-                   [&core, noun = kind_->noun(), name = name_, owner, field, done = std::move(done)](
-                       std::exception_ptr error, Reply reply) {
+                   [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
+                       std::exception_ptr error, Reply reply) mutable {
+                       if (!error && reply.is_nil()) core.holds.forget(name, field);
+                       const auto known = error || reply.is_integer() ? core.holds.given_back(name, field)
+                                                                      : std::nullopt;
+                       // Still held, though this was the last hold its caller knows of:
+                       // the rest came from acquires whose replies were lost.
+                       if (!error && reply.is_integer() && reply.integer == 0 && known == 0)
+                           return release_unacknowledged(core, *kind, name, owner, std::move(done));
                        // Renewal ends with the last hold, and with any failure: the
                        // outcome is unknown or refused, and the lease will end the hold.
                        if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, field);
                        if (error) return done(error);
                        if (reply.is_nil())
                            return done(std::make_exception_ptr(NotOwnerError(
-                               "holdfast: cannot unlock " + std::string(noun) + " " + detail::quoted(name) + " on " +
-                               core.transport.config().server_name() + ": owner " + detail::quoted(owner) +
+                               "holdfast: cannot unlock " + std::string(kind->noun()) + " " + detail::quoted(name) +
+                               " on " + core.transport.config().server_name() + ": owner " + detail::quoted(owner) +
                                " does not hold it (never locked, already unlocked, or its lease ran out); unlock "
                                "only what this owner locked, and watch lease_lost_token() to learn when a hold is "
                                "lost")));

@@ -137,6 +137,42 @@ TEST_F(Faults, StalledServerFailsCommandsWithTheServerNamed) {
     lock.unlock();
 }
 
+// A timed-out acquire may still run: then the server counts a hold its caller
+// was never told of. Taken again and unlocked, the lock must end up free and
+// unrenewed, not held for ever at a count of one (found by holdfast-check).
+TEST_F(Faults, AnAcquireWhoseReplyWasLostIsGivenBackAtUnlock) {
+    Config c = config();
+    c.timeout = std::chrono::milliseconds(500);
+    Client client(c);
+    Lock lock(client, "door");
+    server->pause();
+    EXPECT_THROW(lock.try_lock(), ConnectionError);
+    server->resume();
+    ASSERT_TRUE(eventually([&] { return raw->integer({"EXISTS", "door"}) == 1; }))
+        << "the timed-out acquire never ran, so this test shows nothing";
+
+    ASSERT_TRUE(eventually([&] {
+        try {
+            return lock.try_lock();
+        } catch (const ConnectionError&) {
+            return false;
+        }
+    }));
+    EXPECT_EQ(lock.hold_count(), 2);  // the server's count: the lost acquire's hold and this one
+    lock.unlock();
+    EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(client.core().holds.size(), 0u);
+
+    // A real second hold is still only given back by its own unlock.
+    lock.lock();
+    lock.lock();
+    lock.unlock();
+    EXPECT_EQ(lock.hold_count(), 1);
+    lock.unlock();
+    EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
+}
+
 TEST_F(Faults, CommandsWhileTheServerIsDownWaitThenFail) {
     Config c = config();
     c.timeout = std::chrono::milliseconds(700);

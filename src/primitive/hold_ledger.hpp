@@ -1,0 +1,55 @@
+// The holds a client has told its callers they took, per key and hold field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace holdfast::detail {
+
+/// An acquire whose reply is lost (a timeout, a dropped connection) may have
+/// run: the server then counts one hold more than the caller knows of. The
+/// ledger is what the caller knows, so an unlock can tell the server's extra
+/// holds from real ones and give them back too, instead of leaving the lock
+/// held (and renewed) for ever.
+///
+/// Thread safety: any thread.
+class HoldLedger {
+public:
+    void taken(const std::string& key, const std::string& field) {
+        std::lock_guard lock(mutex_);
+        ++counts_[{key, field}];
+    }
+
+    /// One hold given back (or its unlock's outcome unknown). Returns the holds
+    /// still known, or nullopt if none was: this client never took it.
+    std::optional<std::int64_t> given_back(const std::string& key, const std::string& field) {
+        std::lock_guard lock(mutex_);
+        auto it = counts_.find({key, field});
+        if (it == counts_.end()) return std::nullopt;
+        const std::int64_t left = --it->second;
+        if (left == 0) counts_.erase(it);
+        return left;
+    }
+
+    /// The server says `field` holds nothing: forget its holds.
+    void forget(const std::string& key, const std::string& field) {
+        std::lock_guard lock(mutex_);
+        counts_.erase({key, field});
+    }
+
+    /// Keys and fields with holds (tests check nothing is left behind).
+    std::size_t size() const {
+        std::lock_guard lock(mutex_);
+        return counts_.size();
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::pair<std::string, std::string>, std::int64_t> counts_;
+};
+
+}  // namespace holdfast::detail
