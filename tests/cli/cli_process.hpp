@@ -1,0 +1,134 @@
+// Running the holdfast command line tool as a process against a throwaway
+// server: the CLI tests and the bad-input catalog share it.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "redis_fixture.hpp"
+
+extern char** environ;
+
+namespace holdfast::testing {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+inline std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+struct Finished {
+    int status = -1;  // exit code, or 128 + signal as a shell reports it
+    std::string out, err;
+    Clock::duration elapsed{};
+};
+
+// One holdfast process: stdin /dev/null, stdout and stderr to files, and no
+// descriptor of the test's beyond those three.
+class Cli {
+public:
+    Cli(const std::vector<std::string>& args, const fs::path& dir, const std::vector<std::string>& env) {
+        static int counter = 0;
+        const int n = ++counter;
+        out_ = dir / ("out-" + std::to_string(n));
+        err_ = dir / ("err-" + std::to_string(n));
+
+        std::vector<std::string> argv{HOLDFAST_CLI};
+        argv.insert(argv.end(), args.begin(), args.end());
+        std::vector<char*> cargv, cenv;
+        for (auto& a : argv) cargv.push_back(a.data());
+        cargv.push_back(nullptr);
+        std::vector<std::string> envs(env);
+        for (char** e = environ; *e; ++e)
+            if (!std::string_view(*e).starts_with("REDIS_URL=")) envs.emplace_back(*e);
+        for (auto& e : envs) cenv.push_back(e.data());
+        cenv.push_back(nullptr);
+
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+        started_ = Clock::now();
+        const int error = posix_spawn(&pid_, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+        posix_spawn_file_actions_destroy(&actions);
+        if (error != 0) throw std::runtime_error(std::string("cannot run holdfast: ") + std::strerror(error));
+    }
+
+    ~Cli() {
+        if (pid_ <= 0) return;
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+
+    pid_t pid() const { return pid_; }
+    std::string err() const { return read_file(err_); }
+
+    /// Waits for the exit; kills it and fails the test after `within`.
+    Finished wait(std::chrono::milliseconds within = 60s) {
+        int status = 0;
+        const bool exited = eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, within);
+        Finished result;
+        result.elapsed = Clock::now() - started_;
+        if (!exited) {
+            ADD_FAILURE() << "holdfast still running after " << within.count() << " ms; stderr: " << err();
+            return result;
+        }
+        pid_ = -1;
+        result.status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        result.out = read_file(out_);
+        result.err = read_file(err_);
+        return result;
+    }
+
+private:
+    pid_t pid_ = -1;
+    fs::path out_, err_;
+    Clock::time_point started_;
+};
+
+class CliTest : public RedisTest {
+protected:
+    void SetUp() override {
+        RedisTest::SetUp();
+        std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        dir = pattern;
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    /// holdfast --url <this test's server> args...
+    std::unique_ptr<Cli> start(std::vector<std::string> args, std::vector<std::string> env = {}) {
+        args.insert(args.begin(), {"--url", server->url()});
+        return std::make_unique<Cli>(args, dir, env);
+    }
+    Finished holdfast(std::vector<std::string> args) { return start(std::move(args))->wait(); }
+
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+    std::string redis_cli(const std::string& args) const {
+        return "redis-cli -p " + std::to_string(server->port()) + " " + args;
+    }
+    /// Waiters subscribed to the lock's release channel: holdfast is waiting.
+    long long waiters(const std::string& name) {
+        auto reply = raw->command({"PUBSUB", "NUMSUB", "redisson_lock__channel:{" + name + "}"});
+        return reply->element[1]->integer;
+    }
+
+    fs::path dir;
+};
+
+}  // namespace holdfast::testing
