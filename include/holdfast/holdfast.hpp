@@ -7,6 +7,7 @@
 #include "holdfast/errors.hpp"
 #include "holdfast/fair_lock.hpp"
 #include "holdfast/fenced_lock.hpp"
+#include "holdfast/inspect.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/permit_expirable_semaphore.hpp"
 #include "holdfast/read_write_lock.hpp"
