@@ -1,7 +1,6 @@
 // inspect(): each layout written by the real primitive where holdfast has it,
 // else with the raw commands Redisson (or redsync) sends, and read back.
-#include <future>
-
+#include "inspect/layouts.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -62,23 +61,20 @@ TEST_F(Inspect, AHashWithoutExpiryHasNoTtl) {
 }
 
 TEST_F(Inspect, AFairLockShowsItsQueueHeadFirstWithDeadlines) {
-    Client holder_client(config()), waiter_client(config());
-    FairLock held(holder_client, "job"), wanted(waiter_client, "job");
-    held.lock();
-    const std::string waiter = waiter_client.new_owner();
-    auto waiting = wanted.async_lock(waiter);
-    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{job}"}) == 1; }));
+    QueuedFairLock fair(config(), *raw, "job");
+    ASSERT_TRUE(fair.ready());
     // A Redisson waiter behind it, with RFairLock's five-minute budget; and one without a deadline.
     const std::int64_t java_deadline = epoch_ms() + 300000;
-    raw->command({"RPUSH", "redisson_lock_queue:{job}", "java:1", "lost:1"});
-    raw->command({"ZADD", "redisson_lock_timeout:{job}", std::to_string(java_deadline), "java:1"});
+    fair.append("java:1", java_deadline);
+    fair.append("lost:1", std::nullopt);
 
-    const LockState state = inspect(holder_client, "job");
+    Client client(config());
+    const LockState state = inspect(client, "job");
     EXPECT_EQ(state.kind, Kind::lock);
     ASSERT_EQ(state.holders.size(), 1u);
-    EXPECT_EQ(state.holders[0].owner, holder_client.current_owner());
+    EXPECT_EQ(state.holders[0].owner, fair.holder());
     ASSERT_EQ(state.queue.size(), 3u);
-    EXPECT_EQ(state.queue[0].owner, waiter);
+    EXPECT_EQ(state.queue[0].owner, fair.waiter());
     ASSERT_TRUE(state.queue[0].deadline);
     EXPECT_GT(*state.queue[0].deadline, SystemClock::now());
     EXPECT_LT(*state.queue[0].deadline, SystemClock::now() + 40s);  // holder's lease + the 5 s budget
@@ -86,12 +82,6 @@ TEST_F(Inspect, AFairLockShowsItsQueueHeadFirstWithDeadlines) {
     EXPECT_EQ(state.queue[1].deadline, at_epoch_ms(java_deadline));
     EXPECT_EQ(state.queue[2].owner, "lost:1");
     EXPECT_FALSE(state.queue[2].deadline);
-
-    raw->command({"LREM", "redisson_lock_queue:{job}", "0", "lost:1"});
-    raw->command({"LREM", "redisson_lock_queue:{job}", "0", "java:1"});
-    held.unlock();
-    ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
-    wanted.async_unlock(waiter).get();
 }
 
 TEST_F(Inspect, AFencedLockShowsTheLastTokenEvenWhenFree) {
@@ -110,10 +100,7 @@ TEST_F(Inspect, AFencedLockShowsTheLastTokenEvenWhenFree) {
 TEST_F(Inspect, AReadLockShowsEachReaderAndItsLiveLeases) {
     Client client(config());
     ReadWriteLock rw(client, "doc");
-    rw.read_lock().lock();
-    rw.read_lock().lock();
-    const std::string other = client.new_owner();
-    rw.read_lock().async_lock(other).get();
+    const std::string other = hold_reads(client, rw);
 
     LockState state = inspect(client, "doc");
     EXPECT_EQ(state.kind, Kind::read_write_lock);
