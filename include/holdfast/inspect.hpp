@@ -114,7 +114,8 @@ struct LockState {
 
 /// Reads what `name` holds on `client`'s server with read-only commands
 /// (TYPE, PTTL, HGETALL, GET, EXISTS, LRANGE, ZRANGE) and decodes it. Blocks
-/// the calling thread for about ten round trips.
+/// the calling thread for a few round trips (up to eight), plus one per
+/// reader of a read-write lock.
 ///
 /// A key of another type is not an error: it comes back as
 /// Kind::not_a_primitive. Throws std::invalid_argument for an empty name,
