@@ -38,7 +38,8 @@ struct LockState {
         /// A counter of free permits beside the ZSET `{name}:timeout` of
         /// permits taken: PermitExpirableSemaphore.
         permit_expirable_semaphore,
-        /// A string holding anything else: SimpleLock's `SET name token NX PX`.
+        /// A string holding anything else: the `SET name token NX PX` lock of
+        /// go-redsync, node-redlock and redis-plus-plus.
         simple_lock,
         /// Any other key: a list, a set, a hash that is not a lock, ...
         not_a_primitive,
@@ -108,7 +109,8 @@ struct LockState {
     std::string token;
 
     /// not_a_primitive: what the key holds instead, for a message: "a list",
-    /// "a hash that is not a lock (field 'x' holds 'y', not a hold count)".
+    /// "a hash with field 'color' = 'blue' (not a hold count)" (field and
+    /// value as stored: escape them before printing).
     std::string description;
 };
 

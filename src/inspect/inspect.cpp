@@ -56,7 +56,7 @@ std::string a_type(const std::string& type) {
 }
 
 std::string not_a_hold_count(const std::string& field, const std::string& value) {
-    return "a hash that is not a lock (field '" + field + "' holds '" + value + "', not a hold count)";
+    return "a hash with field '" + field + "' = '" + value + "' (not a hold count)";
 }
 
 /// A read-write lock's hash: mode, readers `<owner>`, the writer `<owner>:write`.
@@ -67,7 +67,7 @@ void decode_read_write_lock(const std::vector<Reply>& fields, LockState& state) 
         if (field == "mode") {
             if (value != "read" && value != "write") {
                 state.kind = Kind::not_a_primitive;
-                state.description = "a hash that is not a read-write lock (mode '" + value + "', not read or write)";
+                state.description = "a hash with field 'mode' = '" + value + "' (not read or write)";
                 return;
             }
             state.mode = value;

@@ -46,17 +46,16 @@ TEST_F(CliStatus, AKeyOfAnotherTypeExits1) {
     const auto result = holdfast({"status", "job"});
     EXPECT_EQ(result.status, 1);
     EXPECT_EQ(result.out, "");
-    EXPECT_EQ(result.err, "holdfast: 'job' on " + config().server_name() +
-                              " is not a holdfast/Redisson primitive: the key holds a list; pick another name or "
-                              "delete the key\n");
+    EXPECT_EQ(result.err, "holdfast: cannot show 'job' on " + config().server_name() +
+                              ": the key holds a list, not a lock or any other holdfast/Redisson primitive; pick "
+                              "another name or delete the key\n");
 }
 
 TEST_F(CliStatus, AHashThatIsNotALockExits1) {
     raw->command({"HSET", "job", "color", "blue"});
     const auto result = holdfast({"status", "job"});
     EXPECT_EQ(result.status, 1);
-    EXPECT_NE(result.err.find("the key holds a hash that is not a lock (field 'color' holds 'blue', not a hold "
-                              "count)"),
+    EXPECT_NE(result.err.find("the key holds a hash with field 'color' = 'blue' (not a hold count), not a lock"),
               std::string::npos)
         << result.err;
 }

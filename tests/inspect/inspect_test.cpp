@@ -186,6 +186,40 @@ TEST_F(Inspect, ASetNxPxStringIsASimpleLock) {
     EXPECT_FALSE(state.fencing_token);
 }
 
+TEST_F(Inspect, HoldfastsOwnSemaphoresAndLatchReadBack) {
+    Client client(config());
+    Semaphore semaphore(client, "permits");
+    ASSERT_TRUE(semaphore.try_set_permits(5));
+    semaphore.acquire(2);
+    LockState state = inspect(client, "permits");
+    EXPECT_EQ(state.kind, Kind::counter);
+    EXPECT_EQ(state.count, 3);
+
+    CountDownLatch latch(client, "latch");
+    ASSERT_TRUE(latch.try_set_count(2));
+    latch.count_down();
+    state = inspect(client, "latch");
+    EXPECT_EQ(state.kind, Kind::counter);
+    EXPECT_EQ(state.count, 1);
+    latch.count_down();
+    EXPECT_EQ(inspect(client, "latch").kind, Kind::free);  // an open latch has no key
+
+    PermitExpirableSemaphore pool(client, "pool");
+    ASSERT_TRUE(pool.try_set_permits(3));
+    const auto leased = pool.acquire(10s);
+    const auto kept = pool.acquire();
+    state = inspect(client, "pool");
+    EXPECT_EQ(state.kind, Kind::permit_expirable_semaphore);
+    EXPECT_EQ(state.count, 1);
+    ASSERT_EQ(state.permits.size(), 2u);
+    EXPECT_EQ(state.permits[0].id, leased);
+    ASSERT_TRUE(state.permits[0].expires);
+    EXPECT_GT(*state.permits[0].expires, SystemClock::now());
+    EXPECT_LE(*state.permits[0].expires, SystemClock::now() + 10s);
+    EXPECT_EQ(state.permits[1].id, kept);
+    EXPECT_FALSE(state.permits[1].expires);
+}
+
 TEST_F(Inspect, OtherKeysAreNotPrimitives) {
     raw->command({"RPUSH", "list", "x"});
     raw->command({"SADD", "set", "x"});
@@ -197,8 +231,8 @@ TEST_F(Inspect, OtherKeysAreNotPrimitives) {
         {"list", "a list"},
         {"set", "a set"},
         {"zset", "a sorted set"},
-        {"hash", "a hash that is not a lock (field 'owner:1' holds 'many', not a hold count)"},
-        {"rw", "a hash that is not a read-write lock (mode 'sideways', not read or write)"}};
+        {"hash", "a hash with field 'owner:1' = 'many' (not a hold count)"},
+        {"rw", "a hash with field 'mode' = 'sideways' (not read or write)"}};
     for (const auto& [name, description] : expected) {
         const LockState state = inspect(client, name);
         EXPECT_EQ(state.kind, Kind::not_a_primitive) << name;

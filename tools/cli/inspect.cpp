@@ -118,8 +118,9 @@ int status(const GlobalOptions& global, const std::string& name) {
     Client client(config);
     const LockState state = inspect(client, name);
     if (state.kind == Kind::not_a_primitive) {
-        warn("'" + name + "' on " + config.server_name() + " is not a holdfast/Redisson primitive: the key holds " +
-             state.description + "; pick another name or delete the key");
+        warn("cannot show '" + printable(name) + "' on " + config.server_name() + ": the key holds " +
+             printable(state.description) +
+             ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
         return exit_code::failure;
     }
     print_state(state, std::chrono::system_clock::now());
