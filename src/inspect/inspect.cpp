@@ -9,7 +9,9 @@
 
 #include "client/client_core.hpp"
 #include "primitive/call.hpp"
+#include "primitive/count.hpp"
 #include "primitive/names.hpp"
+#include "semaphore/permits.hpp"
 
 namespace holdfast {
 
@@ -18,36 +20,17 @@ namespace {
 using detail::Reply;
 using Kind = LockState::Kind;
 
-/// Redisson's expiry score for a permit without a lease.
-constexpr std::int64_t never = 922337203685477;
 /// Lease keys checked per reader, at most: one EXISTS of that many keys.
 constexpr std::int64_t max_read_holds_checked = 1024;
 constexpr std::string_view writer_suffix = ":write";
-
-std::optional<std::int64_t> parse_integer(std::string_view text) {
-    std::int64_t value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return value;
-}
 
 /// A ZSET score (epoch ms) as a time; nullopt for Redisson's "never" or beyond.
 std::optional<LockState::TimePoint> time_of_score(std::string_view score) {
     double value = 0;
     const auto [end, ec] = std::from_chars(score.data(), score.data() + score.size(), value);
-    if (ec != std::errc() || !std::isfinite(value) || value >= static_cast<double>(never)) return std::nullopt;
+    if (ec != std::errc() || !std::isfinite(value) || value >= static_cast<double>(detail::permit_never_expires))
+        return std::nullopt;
     return LockState::TimePoint(std::chrono::milliseconds(std::llround(value)));
-}
-
-std::string to_hex(std::string_view bytes) {
-    constexpr char digits[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(bytes.size() * 2);
-    for (const unsigned char byte : bytes) {
-        hex += digits[byte >> 4];
-        hex += digits[byte & 0xf];
-    }
-    return hex;
 }
 
 std::string a_type(const std::string& type) {
@@ -73,7 +56,7 @@ void decode_read_write_lock(const std::vector<Reply>& fields, LockState& state) 
             state.mode = value;
             continue;
         }
-        const auto count = parse_integer(value);
+        const auto count = detail::parse_count(value);
         if (!count) {
             state.kind = Kind::not_a_primitive;
             state.description = not_a_hold_count(field, value);
@@ -96,7 +79,7 @@ void decode_hash(const std::vector<Reply>& fields, LockState& state) {
         }
     state.kind = Kind::lock;
     for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
-        const auto count = parse_integer(fields[i + 1].str);
+        const auto count = detail::parse_count(fields[i + 1].str);
         if (!count) {
             state.kind = Kind::not_a_primitive;
             state.description = not_a_hold_count(fields[i].str, fields[i + 1].str);
@@ -159,7 +142,7 @@ private:
     LockState read_string(LockState state) {
         Reply value = query(name_, {"GET", name_});
         if (value.is_nil()) return free();
-        if (const auto count = parse_integer(value.str)) {
+        if (const auto count = detail::parse_count(value.str)) {
             state.kind = Kind::counter;
             state.count = *count;
         } else {
@@ -206,7 +189,7 @@ private:
     void read_fencing_token(LockState& state) {
         const std::string key = detail::prefixed_name("redisson_lock_token", name_);
         const Reply token = query(key, {"GET", key});
-        if (!token.is_nil()) state.fencing_token = parse_integer(token.str);
+        if (!token.is_nil()) state.fencing_token = detail::parse_count(token.str);
     }
 
     void read_permits(LockState& state) {
@@ -214,7 +197,7 @@ private:
         const auto permits = scored(query(key, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
         if (permits.empty()) return;
         state.kind = Kind::permit_expirable_semaphore;
-        for (const auto& [id, expires] : permits) state.permits.push_back({to_hex(id), expires});
+        for (const auto& [id, expires] : permits) state.permits.push_back({detail::permit_hex(id), expires});
     }
 
     detail::Transport& transport_;
