@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <cstdio>
 #include <new>
 #include <set>
@@ -74,11 +76,30 @@ std::map<std::string, long long> command_stats(support::SyncRedis& raw) {
     return calls;
 }
 
-void run_worker(Shared& shared, int me, std::uint16_t port, WorkerResult& out) {
+// Taking and giving back the primitive, whichever it is.
+struct Turn {
+    std::function<void()> take, give;
+};
+
+Turn turn_of(Client& client, Primitive primitive, std::unique_ptr<Lock>& lock, std::unique_ptr<Semaphore>& semaphore) {
+    switch (primitive) {
+        case Primitive::semaphore:
+            semaphore = std::make_unique<Semaphore>(client, lock_name);
+            semaphore->try_set_permits(1);
+            return {[&semaphore] { semaphore->acquire(); }, [&semaphore] { semaphore->release(); }};
+        case Primitive::fair_lock: lock = std::make_unique<FairLock>(client, lock_name); break;
+        case Primitive::lock: lock = std::make_unique<Lock>(client, lock_name); break;
+    }
+    return {[&lock] { lock->lock(); }, [&lock] { lock->unlock(); }};
+}
+
+void run_worker(Shared& shared, Primitive primitive, int me, std::uint16_t port, WorkerResult& out) {
     Config config;
     config.port = port;
     Client client(config);
-    Lock lock(client, lock_name);
+    std::unique_ptr<Lock> lock;
+    std::unique_ptr<Semaphore> semaphore;
+    const Turn turn = turn_of(client, primitive, lock, semaphore);
     support::SyncRedis data(port);  // the protected data lives outside holdfast
     ++shared.ready;
     while (shared.start_ns.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -86,7 +107,7 @@ void run_worker(Shared& shared, int me, std::uint16_t port, WorkerResult& out) {
     const std::int64_t deadline = shared.deadline_ns.load();
     while (now_ns() < deadline) {
         const std::int64_t asked = now_ns();
-        lock.lock();
+        turn.take();
         const std::int64_t acquired = now_ns();
         out.longest_lock_ns = std::max(out.longest_lock_ns, acquired - asked);
         const int previous = shared.last_owner.exchange(me);
@@ -99,15 +120,15 @@ void run_worker(Shared& shared, int me, std::uint16_t port, WorkerResult& out) {
         data.command({"SET", counter_key, std::to_string(value + 1)});
         ++out.sections;
         shared.last_unlock_ns.store(now_ns());
-        lock.unlock();
+        turn.give();
     }
     out.end_ns = now_ns();
 }
 
-[[noreturn]] void worker_main(Shared& shared, int me, std::uint16_t port) {
+[[noreturn]] void worker_main(Shared& shared, Primitive primitive, int me, std::uint16_t port) {
     WorkerResult& out = shared.workers[me];
     try {
-        run_worker(shared, me, port, out);
+        run_worker(shared, primitive, me, port, out);
     } catch (const std::exception& e) {
         out.failed = 1;
         std::snprintf(out.error, sizeof out.error, "%s", e.what());
@@ -172,12 +193,21 @@ void count_commands(const std::map<std::string, long long>& before, const std::m
 
 }  // namespace
 
-Contended run_contended(std::uint16_t port, int processes, std::chrono::seconds duration) {
+std::string describe(Primitive primitive) {
+    switch (primitive) {
+        case Primitive::fair_lock: return "FairLock";
+        case Primitive::semaphore: return "Semaphore (1 permit)";
+        case Primitive::lock: break;
+    }
+    return "Lock";
+}
+
+Contended run_contended(std::uint16_t port, Primitive primitive, int processes, std::chrono::seconds duration) {
     if (processes < 1 || processes > max_processes)
         throw std::invalid_argument("run_contended: 1.." + std::to_string(max_processes) + " processes");
     Shared* shared = map_shared();
     support::SyncRedis raw(port);
-    raw.command({"DEL", lock_name});
+    raw.command({"DEL", lock_name, "redisson_lock_queue:{bench:contended}", "redisson_lock_timeout:{bench:contended}"});
     raw.command({"SET", counter_key, "0"});
     const auto before = command_stats(raw);
 
@@ -186,13 +216,14 @@ Contended run_contended(std::uint16_t port, int processes, std::chrono::seconds 
     for (int i = 0; i < processes; ++i) {
         const pid_t pid = ::fork();
         if (pid < 0) throw std::runtime_error("fork failed");
-        if (pid == 0) worker_main(*shared, i, port);
+        if (pid == 0) worker_main(*shared, primitive, i, port);
         pids.push_back(pid);
     }
     start_when_ready(*shared, processes, duration);
     reap(pids, *shared);
 
     Contended result;
+    result.primitive = primitive;
     result.processes = processes;
     summarise(*shared, processes, result);
     count_commands(before, command_stats(raw), result);

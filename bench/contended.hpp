@@ -9,7 +9,12 @@
 
 namespace holdfast::bench {
 
+/// The primitive the workers take turns on.
+enum class Primitive { lock, fair_lock, semaphore };
+std::string describe(Primitive primitive);
+
 struct Contended {
+    Primitive primitive = Primitive::lock;
     int processes = 0;
     double seconds = 0;           // first start to last unlock
     long long sections = 0;       // critical sections run, all processes
@@ -26,8 +31,9 @@ struct Contended {
     long long lost_updates = 0;   // sections - counter: must be 0
 };
 
-/// Forks `processes` workers against 127.0.0.1:port for `duration`. Call it
-/// with no other threads running (fork). Throws if a worker fails.
-Contended run_contended(std::uint16_t port, int processes, std::chrono::seconds duration);
+/// Forks `processes` workers against 127.0.0.1:port for `duration`, each
+/// taking `primitive` (a semaphore: one permit of one) around its section.
+/// Call it with no other threads running (fork). Throws if a worker fails.
+Contended run_contended(std::uint16_t port, Primitive primitive, int processes, std::chrono::seconds duration);
 
 }  // namespace holdfast::bench

@@ -71,8 +71,10 @@ Results measure(std::uint16_t port, const Durations& d) {
     progress("uncontended, " + std::to_string(many_threads) + " threads");
     r.many_threads = many_threads;
     r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
-    progress("contended, " + std::to_string(contended_processes) + " processes");
-    r.contended = run_contended(port, contended_processes, d.contended);
+    for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {
+        progress("contended " + describe(primitive) + ", " + std::to_string(contended_processes) + " processes");
+        r.contended.push_back(run_contended(port, primitive, contended_processes, d.contended));
+    }
     return r;
 }
 

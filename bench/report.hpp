@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "ceiling.hpp"
 #include "contended.hpp"
@@ -16,7 +17,7 @@ struct Results {
     SingleThread single;
     std::size_t many_threads = 0;
     double many_pairs_per_s = 0;
-    Contended contended;
+    std::vector<Contended> contended;  // Lock first, then the other primitives
 };
 
 struct Machine {

@@ -1,9 +1,12 @@
 // A tour of the lock family: each primitive once, on one throwaway
 // redis-server (or REDIS_URL), printing what happens and what Redis holds.
+// The RedLock gets five throwaway servers of its own.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -99,6 +102,58 @@ void read_write_lock(holdfast::Client& client) {
     rw.write_lock().async_unlock(writer).get();
 }
 
+void simple_lock(holdfast::Client& client) {
+    section("SimpleLock: SET NX PX, the key go-redsync and node-redlock use");
+    holdfast::SimpleLock lock(client, "tour:simple");
+    lock.lock();
+    say("held: the key is a plain string holding the token " + lock.holders().front().owner);
+    say("taken again by its holder? " + std::string(lock.try_lock() ? "yes (wrong!)" : "no: it is not reentrant"));
+    lock.unlock();
+}
+
+void multi_lock(holdfast::Client& client) {
+    section("MultiLock: all of several locks, or none");
+    holdfast::Lock order(client, "tour:order"), invoice(client, "tour:invoice");
+    holdfast::SimpleLock stock(client, "tour:stock");
+    holdfast::MultiLock all(order, invoice, stock);
+    const std::string someone = client.new_owner();
+    invoice.async_lock(someone, 10s).get();
+    const bool got = all.try_lock();
+    say("invoice held by someone else, all three at once? " + std::string(got ? "yes (wrong!)" : "no") +
+        "; order given back meanwhile? " + std::string(order.is_locked() ? "no (wrong!)" : "yes"));
+    invoice.async_unlock(someone).get();
+    std::scoped_lock guard(all);
+    say("invoice free: all three taken, every attempt sent before any reply was read");
+}
+
+void red_lock() {
+    section("RedLock: a majority of five independent servers");
+    std::vector<std::unique_ptr<holdfast::support::RedisServer>> servers;
+    std::vector<std::unique_ptr<holdfast::Client>> clients;
+    std::vector<std::unique_ptr<holdfast::Lock>> locks;
+    std::vector<std::reference_wrapper<holdfast::Lock>> members;
+    for (int i = 0; i < 5; ++i) {
+        servers.push_back(std::make_unique<holdfast::support::RedisServer>());
+        clients.push_back(std::make_unique<holdfast::Client>(servers.back()->url()));
+        locks.push_back(std::make_unique<holdfast::Lock>(*clients.back(), "tour:red"));
+        members.emplace_back(*locks.back());
+    }
+    holdfast::RedLock red(members);
+    servers[3]->kill();
+    servers[4]->kill();
+    red.lock(10s);
+    say("two of five servers killed, locked anyway (a quorum is " + std::to_string(red.quorum()) +
+        "), valid for " + std::to_string(red.validity()->count()) + " ms more by this clock");
+    red.unlock();
+    servers[2]->kill();
+    try {
+        red.try_lock();
+        say("a third server killed: locked (wrong!)");
+    } catch (const holdfast::ConnectionError& e) {
+        say(std::string("a third server killed: ") + e.what());
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -116,6 +171,9 @@ int main() {
         spin_lock(client);
         fenced_lock(client);
         read_write_lock(client);
+        simple_lock(client);
+        multi_lock(client);
+        red_lock();
         std::printf("\ndone\n");
         return 0;
     } catch (const std::exception& e) {

@@ -112,4 +112,14 @@ inline bool eventually(const std::function<bool()>& condition, std::chrono::mill
     return condition();
 }
 
+/// Expects `call` to throw std::invalid_argument whose message contains `says`.
+inline void expect_invalid_argument(const std::function<void()>& call, const std::string& says) {
+    try {
+        call();
+        ADD_FAILURE() << "accepted; expected std::invalid_argument saying: " << says;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace holdfast::testing

@@ -2,6 +2,9 @@
 // subcommand (cli/*.cpp), and turns failures into exit codes.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <limits>
+
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "holdfast/holdfast.hpp"
@@ -77,7 +80,7 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
     auto* sub = app.add_subcommand("run", "Take lock NAME, run COMMAND while holding it, release it when COMMAND exits");
     sub->add_option("NAME", run.name, "Lock name")->required()->check(non_empty);
-    add_duration(*sub, "--lease", run.lease,
+    auto* lease = add_duration(*sub, "--lease", run.lease,
                  "Hold the lock for this long, not renewed (default: renewed while COMMAND runs)",
                  duration_at_least(1ms, "is not a lease: it must be greater than 0"));
     add_duration(*sub, "-w,--wait", run.wait,
@@ -95,10 +98,16 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
                                           "(like flock -s)");
     auto* exclusive = sub->add_flag_callback("-x,--exclusive", [&run] { run.primitive = Primitive::exclusive; },
                                              "Take the write side of read-write lock NAME (like flock -x)");
-    const std::vector<CLI::Option*> kinds{fair, spin, fenced, shared, exclusive};
+    auto* semaphore = sub->add_option("--semaphore", run.permits,
+                                      "Take one of N permits of semaphore NAME instead of a lock (the count is set "
+                                      "to N if NAME has none); the permit is given back when COMMAND exits")
+                          ->type_name("N")
+                          ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
+    const std::vector<CLI::Option*> kinds{fair, spin, fenced, shared, exclusive, semaphore};
     for (auto* a : kinds)
         for (auto* b : kinds)
             if (a != b) a->excludes(b);
+    semaphore->excludes(lease);  // a semaphore's permits have no lease
     sub->add_option("COMMAND", run.command, "The command and its arguments; put -- before it")->required();
     sub->footer(run_footer);
     return sub;
@@ -121,8 +130,12 @@ CLI::App* add_unlock(CLI::App& app, UnlockOptions& unlock) {
 
 // Parse errors print the way CLI11 does, with our prefix and a hint for the
 // commonest mistake: command options read as holdfast's.
-std::string failure_message(const CLI::App*, const CLI::Error& error) {
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     std::string text = "holdfast: " + std::string(error.what()) + '\n';
+    // CLI11 reports an unknown subcommand as a missing one: name it.
+    const auto left = app->remaining();
+    if (dynamic_cast<const CLI::RequiredError*>(&error) && app->get_subcommands().empty() && !left.empty())
+        text = "holdfast: unknown command '" + left.front() + "'; the commands are run, status and unlock\n";
     if (dynamic_cast<const CLI::ExtrasError*>(&error))
         text += "If they belong to the command, put -- before it: holdfast run NAME -- COMMAND ARGS...\n";
     return text + "Run with --help for more information.\n";

@@ -9,6 +9,11 @@
 
 namespace holdfast {
 
+/// The longest lease, timeout or watchdog timeout holdfast accepts (100 years).
+/// Longer ones would overflow steady_clock deadlines (nanoseconds: about 292
+/// years) and Redis's expiry times. A longer *wait* simply means no deadline.
+inline constexpr std::chrono::milliseconds max_duration = std::chrono::years(100);
+
 struct Config {
     /// TCP server. Ignored when unix_socket is set.
     std::string host = "127.0.0.1";

@@ -1,6 +1,7 @@
 // holdfast::Lock: Redisson's reentrant RLock, byte-compatible with its data layout.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -12,12 +13,58 @@
 #include <vector>
 
 #include "holdfast/client.hpp"
+#include "holdfast/config.hpp"
 
 namespace holdfast {
 
 namespace detail {
 class LockKind;
+struct LockAccess;
+
+/// Rounded up to whole milliseconds; a duration beyond what milliseconds can
+/// hold (hours::max(), say) saturates instead of overflowing.
+template <class Rep, class Period>
+std::chrono::milliseconds to_ms(const std::chrono::duration<Rep, Period>& d) {
+    using Wide = std::chrono::duration<long double, std::milli>;
+    const Wide wide = d;
+    if (wide >= Wide(std::chrono::milliseconds::max())) return std::chrono::milliseconds::max();
+    if (wide <= Wide(std::chrono::milliseconds::min())) return std::chrono::milliseconds::min();
+    return std::chrono::ceil<std::chrono::milliseconds>(d);
 }
+
+/// The timed tries of the TimedLockable requirements, for Lock and LockGroup
+/// alike: durations of any unit and deadlines on any clock, handed to
+/// Derived::try_lock_for_ms(wait, lease) in whole milliseconds.
+template <class Derived>
+class TimedTries {
+public:
+    using Duration = std::chrono::milliseconds;
+
+    /// Waits up to `wait` (a duration of any unit, rounded up to ms). A wait
+    /// of max_duration or more has no deadline.
+    template <class Rep, class Period>
+    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
+        return self().try_lock_for_ms(to_ms(wait), std::nullopt);
+    }
+    /// Waits up to `wait`; held for `lease`, not renewed.
+    template <class WaitRep, class WaitPeriod, class LeaseRep, class LeasePeriod>
+    bool try_lock_for(const std::chrono::duration<WaitRep, WaitPeriod>& wait,
+                      const std::chrono::duration<LeaseRep, LeasePeriod>& lease) {
+        return self().try_lock_for_ms(to_ms(wait), to_ms(lease));
+    }
+    /// Waits until `deadline` on any clock; a deadline already past means try once.
+    template <class Clock, class ClockDuration>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+        const auto now = Clock::now();
+        // Checked first: deadline - now overflows for a deadline long past (time_point::min()).
+        if (deadline <= now) return self().try_lock_for_ms(Duration::zero(), std::nullopt);
+        return self().try_lock_for_ms(to_ms(deadline - now), std::nullopt);
+    }
+
+private:
+    Derived& self() { return static_cast<Derived&>(*this); }
+};
+}  // namespace detail
 
 /// A distributed reentrant lock stored as a Redis hash under `name`: field
 /// `<owner id>` holds the hold count, the key's TTL is the lease. A Java
@@ -39,15 +86,19 @@ class LockKind;
 /// members take an explicit owner id (Client::new_owner()), for work that
 /// hops threads.
 ///
-/// Errors: std::invalid_argument for an empty name, a lease <= 0 or a negative
-/// wait; NotOwnerError when unlocking a lock the owner does not hold;
+/// Durations: any std::chrono unit, rounded up to milliseconds. A lease must
+/// be > 0 and at most max_duration (100 years): Redis cannot store a longer
+/// one. A wait must be >= 0; one of max_duration or more has no deadline.
+///
+/// Errors: std::invalid_argument for an empty name or owner, a lease <= 0 or
+/// above max_duration, or a negative wait; NotOwnerError when unlocking a lock the owner does not hold;
 /// WrongTypeError when the key holds another type; ConnectionError when the
 /// server cannot be reached within Config::timeout. A failed call leaves no
 /// renewal and no subscription behind.
 ///
 /// Thread safety: a Lock object may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
-class Lock {
+class Lock : public detail::TimedTries<Lock> {
 public:
     using Duration = std::chrono::milliseconds;
 
@@ -61,23 +112,17 @@ public:
 
     /// Waits as long as it takes; renewed by the watchdog.
     void lock();
-    /// Waits as long as it takes; held for `lease`, not renewed.
+    /// Waits as long as it takes; held for `lease`, not renewed. A lease must
+    /// be > 0 and at most max_duration.
     void lock(Duration lease);
+    /// Held for `lease` (any unit, rounded up to ms), not renewed.
+    template <class Rep, class Period>
+    void lock(const std::chrono::duration<Rep, Period>& lease) {
+        lock(detail::to_ms(lease));
+    }
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
-    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
-    template <class Rep, class Period>
-    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
-        return try_lock_for_ms(std::chrono::ceil<Duration>(wait), std::nullopt);
-    }
-    /// Waits up to `wait`; held for `lease`, not renewed.
-    bool try_lock_for(Duration wait, Duration lease) { return try_lock_for_ms(wait, lease); }
-    /// Waits until `deadline` on any clock; a deadline already past means try once.
-    template <class Clock, class ClockDuration>
-    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return try_lock_for_ms(std::max(left, Duration::zero()), std::nullopt);
-    }
+    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
     /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
     /// none (its lease ran out, or it was force-unlocked) and ConnectionError if
     /// the server cannot be reached. Inside std::lock_guard or std::scoped_lock
@@ -132,6 +177,10 @@ protected:
     Client& client() const { return *client_; }
 
 private:
+    // MultiLock and RedLock drive their members through acquire() and release().
+    friend struct detail::LockAccess;
+    friend class detail::TimedTries<Lock>;
+
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     void release(std::string owner, Released done);
 

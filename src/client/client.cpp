@@ -27,9 +27,14 @@ std::string random_uuid() {
 }
 
 void validate(const Config& config) {
+    // Longer ones overflow steady_clock deadlines, or Redis expiry times.
     auto positive = [](std::chrono::milliseconds d, const char* name) {
         if (d <= std::chrono::milliseconds::zero())
             throw std::invalid_argument(std::string("holdfast: Config::") + name + " must be > 0");
+        if (d > max_duration)
+            throw std::invalid_argument(std::string("holdfast: Config::") + name + " must be at most " +
+                                        std::to_string(max_duration.count()) + " ms (100 years), got " +
+                                        std::to_string(d.count()) + " ms");
     };
     positive(config.connect_timeout, "connect_timeout");
     positive(config.timeout, "timeout");
@@ -44,6 +49,8 @@ void validate(const Config& config) {
         throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");
     if (config.unix_socket.empty() && config.host.empty())
         throw std::invalid_argument("holdfast: Config::host is empty");
+    if (config.unix_socket.empty() && config.port == 0)
+        throw std::invalid_argument("holdfast: Config::port must not be 0");
     if (config.database < 0) throw std::invalid_argument("holdfast: Config::database must be >= 0");
 }
 

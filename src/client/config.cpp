@@ -1,6 +1,7 @@
 #include <charconv>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "holdfast/config.hpp"
 
@@ -33,8 +34,12 @@ template <class Int>
 Int parse_number(std::string_view text, std::string_view uri, const char* what) {
     Int value{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-        bad_uri(uri, std::string(what) + " '" + std::string(text) + "' is not a number");
+    const std::string named = std::string(what) + " '" + std::string(text) + "'";
+    if (!text.empty() && ec == std::errc::result_out_of_range && end == text.data() + text.size())
+        bad_uri(uri, named + " is out of range");
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) bad_uri(uri, named + " is not a number");
+    if constexpr (std::is_signed_v<Int>)
+        if (value < 0) bad_uri(uri, named + " is negative");
     return value;
 }
 
@@ -53,6 +58,7 @@ Config Config::from_uri(std::string_view uri) {
         config.unix_socket = std::string(rest);
         return config;
     }
+    if (uri.starts_with("rediss://")) bad_uri(uri, "TLS (rediss://) is not supported");
     if (!uri.starts_with(redis_scheme)) bad_uri(uri, "unknown scheme");
     std::string_view rest = uri.substr(redis_scheme.size());
     if (auto at = rest.rfind('@'); at != std::string_view::npos) {

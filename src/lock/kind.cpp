@@ -1,8 +1,12 @@
 #include "lock/kind.hpp"
 
+#include <charconv>
+
 #include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/errors.hpp"
+#include "common/quoted.hpp"
 #include "primitive/names.hpp"
 
 namespace holdfast::detail {
@@ -13,10 +17,44 @@ std::vector<std::string_view> views(const std::vector<std::string>& strings) {
     return {strings.begin(), strings.end()};
 }
 
+
 constexpr std::string_view unlock_message = "0";
 constexpr std::string_view publish_command = "publish";
 
 }  // namespace
+
+std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
+                           const std::string& value) {
+    std::int64_t count = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (ec != std::errc() || end != value.data() + value.size())
+        throw WrongTypeError("holdfast: " + quoted(name) + (server.empty() ? "" : " on " + std::string(server)) +
+                             " is a hash but not a lock: field " + quoted(field) + " holds " + quoted(value) +
+                             ", not a hold count; pick another name or delete the key");
+    return count;
+}
+
+bool LockKind::is_locked(const Query& query, const std::string& name) const {
+    if (shares_key()) return !holders(query, name).empty();
+    return query({"EXISTS", name}).integer == 1;
+}
+
+std::int64_t LockKind::hold_count(const Query& query, const std::string& name, const std::string& owner) const {
+    const std::string field = hold_field(owner);
+    Reply reply = query({"HGET", name, field});
+    return reply.is_nil() ? 0 : hold_count_of(query.server, name, field, reply.str);
+}
+
+std::vector<Lock::Holder> LockKind::holders(const Query& query, const std::string& name) const {
+    Reply reply = query({"HGETALL", name});
+    std::vector<Lock::Holder> result;
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+        const std::string& field = reply.elements[i].str;
+        if (auto owner = holder_of(field))
+            result.push_back({std::move(*owner), hold_count_of(query.server, name, field, reply.elements[i + 1].str)});
+    }
+    return result;
+}
 
 void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,

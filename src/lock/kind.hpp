@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "holdfast/lock.hpp"
 #include "primitive/acquire.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
@@ -56,7 +58,28 @@ public:
     /// two sides): the lock is then locked by this kind while holder_of() finds
     /// a holder in the hash, not whenever the key exists.
     virtual bool shares_key() const { return false; }
+
+    /// Whether an owner may take it again while holding it (the simple lock may not).
+    virtual bool reentrant() const { return true; }
+
+    /// Lock's queries, read on the caller's thread through `query` (one
+    /// command, its reply; a Redis error reply arrives as an exception). The
+    /// defaults read the hash layout with hold_field(), holder_of() and shares_key();
+    /// a kind stored otherwise (the simple lock's string) overrides all three.
+    struct Query {
+        std::function<Reply(std::vector<std::string_view> args)> run;
+        std::string server;  // host:port, for error messages
+        Reply operator()(std::vector<std::string_view> args) const { return run(std::move(args)); }
+    };
+    virtual bool is_locked(const Query& query, const std::string& name) const;
+    virtual std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const;
+    virtual std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const;
 };
+
+/// A hold count as stored in a lock's hash; anything else means the key is
+/// not a lock (WrongTypeError naming the key, `server` and the field).
+std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
+                           const std::string& value);
 
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes an exception

@@ -1,11 +1,12 @@
 #include "holdfast/lock.hpp"
 
-#include <charconv>
 #include <stdexcept>
 
 #include "client/client_core.hpp"
+#include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
 #include "primitive/errors.hpp"
@@ -18,14 +19,31 @@ using detail::Reply;
 
 namespace {
 
-void check_lease(std::optional<Lock::Duration> lease) {
-    if (lease && *lease <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: lease must be > 0 ms, got " + std::to_string(lease->count()) + " ms");
+void check_lease(const std::string& name, std::optional<Lock::Duration> lease) {
+    if (!lease) return;
+    const std::string got = std::to_string(lease->count()) + " ms";
+    if (*lease <= Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " must be > 0 ms, got " + got +
+                                    "; take the lock without a lease to have the watchdog renew it");
+    // Redis refuses a longer expiry only after the acquire script wrote the hold.
+    if (*lease > max_duration)
+        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " is too long: " + got +
+                                    ", at most " + std::to_string(max_duration.count()) +
+                                    " ms (100 years); to hold it until unlock(), take the lock without a lease "
+                                    "(the watchdog renews it)");
 }
 
-void check_wait(Lock::Duration wait) {
+void check_wait(const std::string& name, Lock::Duration wait) {
     if (wait < Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: wait must be >= 0 ms, got " + std::to_string(wait.count()) + " ms");
+        throw std::invalid_argument("holdfast: wait for " + detail::quoted(name) +
+                                    " must be >= 0 ms (0: try once), got " + std::to_string(wait.count()) + " ms");
+}
+
+// An empty owner id would be one hash field shared by every caller that forgot to make one.
+void check_owner(const std::string& name, const std::string& owner) {
+    if (owner.empty())
+        throw std::invalid_argument("holdfast: owner for " + detail::quoted(name) +
+                                    " must not be empty; make one with Client::new_owner()");
 }
 
 void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(core.transport); }
@@ -34,14 +52,30 @@ Reply query(detail::ClientCore& core, const std::string& key, std::string what, 
     return detail::query(core.transport, key, std::move(what), std::move(args));
 }
 
-// A hold count as stored in the hash; anything else means the key is not a lock.
-std::int64_t hold_count_of(const std::string& name, const std::string& field, const std::string& value) {
-    std::int64_t count = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-    if (ec != std::errc() || end != value.data() + value.size())
-        throw WrongTypeError("holdfast: '" + name + "' is a hash but not a lock: field '" + field + "' holds '" +
-                             value + "', not a hold count; pick another name or delete the key");
-    return count;
+// The kind's queries read `name` through this.
+detail::LockKind::Query reader(detail::ClientCore& core, const std::string& name) {
+    return {[&core, &name](std::vector<std::string_view> args) { return query(core, name, "query lock", std::move(args)); },
+            core.transport.config().server_name()};
+}
+
+// Every lock has a TTL. A refusal without one (PTTL -1) may come from a hash
+// that is no lock at all, which a waiter would wait on for ever: it stays a
+// refusal only if every hold field holds a hold count.
+void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
+                         std::function<void(Attempt)> report) {
+    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](std::exception_ptr error,
+                                                                                 Reply reply) {
+        if (error) return report(Attempt::failed(error));
+        try {
+            for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
+                if (kind.holder_of(reply.elements[i].str))
+                    detail::hold_count_of(core.transport.config().server_name(), name, reply.elements[i].str,
+                                          reply.elements[i + 1].str);
+        } catch (const WrongTypeError&) {
+            return report(Attempt::failed(std::current_exception()));
+        }
+        report(Attempt::refused(-1));
+    });
 }
 
 }  // namespace
@@ -54,13 +88,22 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    check_lease(lease);
-    if (wait) check_wait(*wait);
+    check_owner(name_, owner);
+    check_lease(name_, lease);
+    if (wait) check_wait(name_, *wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
     const bool try_once = wait && *wait == Duration::zero();
     detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
-    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    // A wait too long for the clock (now + wait would overflow) has no deadline.
+    if (wait && *wait < max_duration) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.attempt = [&core, &kind = *kind_, name = name_, attempt = std::move(request.attempt)](
+                          std::function<void(Attempt)> report) {
+        attempt([&core, &kind, name, report = std::move(report)](Attempt result) {
+            if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
+            refused_without_ttl(core, kind, name, std::move(report));
+        });
+    };
     detail::acquire(core.transport, std::move(request),
                     [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t token) {
@@ -71,6 +114,7 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
 }
 
 void Lock::release(std::string owner, Released done) {
+    check_owner(name_, owner);
     auto& core = client_->core();
     const std::string field = kind_->hold_field(owner);
     // A watchdog hold still held after this unlock gets a fresh lease; an
@@ -86,8 +130,11 @@ void Lock::release(std::string owner, Released done) {
                        if (error) return done(error);
                        if (reply.is_nil())
                            return done(std::make_exception_ptr(NotOwnerError(
-                               "holdfast: cannot unlock " + std::string(noun) + " '" + name + "': owner " + owner +
-                               " does not hold it (never locked, already unlocked, or its lease ran out)")));
+                               "holdfast: cannot unlock " + std::string(noun) + " " + detail::quoted(name) + " on " +
+                               core.transport.config().server_name() + ": owner " + detail::quoted(owner) +
+                               " does not hold it (never locked, already unlocked, or its lease ran out); unlock "
+                               "only what this owner locked, and watch lease_lost_token() to learn when a hold is "
+                               "lost")));
                        done(nullptr);
                    });
 }
@@ -158,17 +205,12 @@ bool Lock::force_unlock() {
     return result.get();
 }
 
-bool Lock::is_locked() const {
-    if (kind_->shares_key()) return !holders().empty();
-    return query(client_->core(), name_, "query lock", {"EXISTS", name_}).integer == 1;
-}
+bool Lock::is_locked() const { return kind_->is_locked(reader(client_->core(), name_), name_); }
 
 bool Lock::is_held_by_current_thread() const { return hold_count() > 0; }
 
 std::int64_t Lock::hold_count() const {
-    const std::string field = kind_->hold_field(client_->current_owner());
-    Reply reply = query(client_->core(), name_, "query lock", {"HGET", name_, field});
-    return reply.is_nil() ? 0 : hold_count_of(name_, field, reply.str);
+    return kind_->hold_count(reader(client_->core(), name_), name_, client_->current_owner());
 }
 
 std::optional<Lock::Duration> Lock::remaining_ttl() const {
@@ -179,16 +221,7 @@ std::optional<Lock::Duration> Lock::remaining_ttl() const {
     return Duration(reply.integer);
 }
 
-std::vector<Lock::Holder> Lock::holders() const {
-    Reply reply = query(client_->core(), name_, "query lock", {"HGETALL", name_});
-    std::vector<Holder> result;
-    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-        const std::string& field = reply.elements[i].str;
-        if (auto owner = kind_->holder_of(field))
-            result.push_back({std::move(*owner), hold_count_of(name_, field, reply.elements[i + 1].str)});
-    }
-    return result;
-}
+std::vector<Lock::Holder> Lock::holders() const { return kind_->holders(reader(client_->core(), name_), name_); }
 
 std::stop_token Lock::lease_lost_token() const { return lease_lost_token(client_->current_owner()); }
 

@@ -7,7 +7,10 @@
 if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
     return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
+-- The last hold is deleted without decrementing it first: DEL needs no memory,
+-- so a full server (maxmemory, noeviction) still lets the lock go.
+if tonumber(redis.call('hget', KEYS[1], ARGV[3])) > 1 then
+    redis.call('hincrby', KEYS[1], ARGV[3], -1)
     if tonumber(ARGV[2]) > 0 then
         redis.call('pexpire', KEYS[1], ARGV[2])
     end

@@ -104,7 +104,9 @@ private:
     void sleep(long long ttl) {
         auto wake = request_.deadline.value_or(Clock::time_point::max());
         if (ttl == -2) ttl = 0;  // released between checks: retry now
-        if (ttl >= 0) wake = std::min(wake, Clock::now() + std::chrono::milliseconds(ttl));
+        // Capped: a peer's TTL may be near Redis's limit, and now + ttl would overflow.
+        constexpr long long longest_sleep_ms = 24LL * 3600 * 1000;
+        if (ttl >= 0) wake = std::min(wake, Clock::now() + std::chrono::milliseconds(std::min(ttl, longest_sleep_ms)));
         // Made on first need: an uncontended acquire never sleeps.
         if (!timer_) timer_.emplace(transport_.loop());
         timer_->expires_at(wake);

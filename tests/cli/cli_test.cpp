@@ -83,10 +83,33 @@ TEST_F(CliRun, SharedHoldersRunTogetherAndExclusiveWaits) {
     EXPECT_EQ(raw->integer({"EXISTS", "doc"}), 0);
 }
 
+TEST_F(CliRun, SemaphoreLetsNCommandsInAndGivesThePermitsBack) {
+    // Two of two permits taken by commands that wait for each other: both inside at once.
+    const std::string both = "touch " + path("$0") + " && until [ -e " + path("$1") + " ]; do sleep 0.05; done";
+    auto first = start({"run", "--semaphore", "2", "pool", "--", "sh", "-c", both, "a", "b"});
+    auto second = start({"run", "--semaphore", "2", "pool", "--", "sh", "-c", both, "b", "a"});
+    ASSERT_EQ(first->wait().status, 0);
+    ASSERT_EQ(second->wait().status, 0);
+    EXPECT_EQ(raw->string({"GET", "pool"}), "2");
+    // All taken: a third waits, then runs when one comes back.
+    raw->command({"SET", "pool", "0"});
+    EXPECT_EQ(holdfast({"run", "--semaphore", "2", "--wait", "200ms", "pool", "--", "true"}).status, 75);
+    auto third = start({"run", "--semaphore", "2", "pool", "--", "true"});
+    ASSERT_TRUE(eventually([&] { return raw->command({"PUBSUB", "NUMSUB", "redisson_sc:{pool}"})->element[1]->integer == 1; }));
+    raw->command({"INCRBY", "pool", "1"});
+    raw->command({"PUBLISH", "redisson_sc:{pool}", "1"});
+    const auto result = third->wait();
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(raw->string({"GET", "pool"}), "1");
+}
+
 TEST_F(CliUsage, LockKindsExcludeEachOther) {
     EXPECT_EQ(holdfast({"run", "--fair", "--spin", "job", "--", "true"}).status, 2);
     EXPECT_EQ(holdfast({"run", "--fenced", "--fair", "job", "--", "true"}).status, 2);
     EXPECT_EQ(holdfast({"run", "--shared", "--exclusive", "job", "--", "true"}).status, 2);
+    EXPECT_EQ(holdfast({"run", "--semaphore", "2", "--fair", "job", "--", "true"}).status, 2);
+    EXPECT_EQ(holdfast({"run", "--semaphore", "2", "--lease", "1s", "job", "--", "true"}).status, 2);
+    EXPECT_EQ(holdfast({"run", "--semaphore", "0", "job", "--", "true"}).status, 2);
 }
 
 TEST_F(CliRun, LeaseOptionSetsAnUnrenewedLease) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -47,6 +48,7 @@ struct RunOptions {
     Primitive primitive = Primitive::lock;
     std::optional<Duration> lease;  // nullopt: watchdog-renewed while the command runs
     std::optional<Duration> wait;   // nullopt: wait as long as it takes
+    std::optional<std::int64_t> permits;  // --semaphore N: a permit of a semaphore of N, not a lock
     std::vector<std::string> command;
 };
 

@@ -137,7 +137,7 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
     }
     Client client(make_config(global));
     Lock lock(client, options.name);
-    // force_unlock() deletes a key of any type; holders() refuses one that is not a lock.
+    // First, to print them: it also refuses a key that is not a lock, as force_unlock() does.
     const auto holders = lock.holders();
     if (!lock.force_unlock()) {
         std::cout << options.name << ": was not locked; nothing deleted\n";

@@ -56,12 +56,12 @@ void abandon(Lock& lock, const std::string& owner) {
 
 // Waits for the acquire to finish, or for a signal to give up.
 template <class T>
-Acquisition await(std::shared_future<T> taken, Lock& lock, const std::string& owner, Events& events) {
+Acquisition await(std::shared_future<T> taken, const std::function<void()>& give_up, Events& events) {
     notify_when_ready(taken, events.notifier());
     for (;;) {
         const auto event = events.wait();
         if (event.kind == Kind::signal && event.signo != SIGCHLD) {
-            abandon(lock, owner);
+            give_up();
             return {Outcome::interrupted, event.signo};
         }
         if (taken.wait_for(Clock::duration::zero()) != std::future_status::ready) continue;
@@ -82,14 +82,25 @@ Acquisition await(std::shared_future<T> taken, Lock& lock, const std::string& ow
 
 Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, const RunOptions& options,
                     Events& events) {
+    const std::function<void()> give_up = [&] { abandon(lock, owner); };
     if (fenced) {
         if (options.wait)
-            return await(fenced->async_try_lock_and_get_token(owner, *options.wait, options.lease).share(), lock, owner,
+            return await(fenced->async_try_lock_and_get_token(owner, *options.wait, options.lease).share(), give_up,
                          events);
-        return await(fenced->async_lock_and_get_token(owner, options.lease).share(), lock, owner, events);
+        return await(fenced->async_lock_and_get_token(owner, options.lease).share(), give_up, events);
     }
-    if (options.wait) return await(lock.async_try_lock(owner, *options.wait, options.lease).share(), lock, owner, events);
-    return await(lock.async_lock(owner, options.lease).share(), lock, owner, events);
+    if (options.wait) return await(lock.async_try_lock(owner, *options.wait, options.lease).share(), give_up, events);
+    return await(lock.async_lock(owner, options.lease).share(), give_up, events);
+}
+
+// A semaphore permit cannot be abandoned the way a lock hold can: releasing
+// one not taken would add a permit. An acquire still pending when holdfast
+// exits fails with the client; only one whose last attempt succeeded unseen
+// in that instant would keep its permit (docs/cli.md).
+Acquisition acquire_permit(Semaphore& semaphore, const RunOptions& options, Events& events) {
+    const std::function<void()> give_up = [] {};
+    if (options.wait) return await(semaphore.async_try_acquire(1, *options.wait).share(), give_up, events);
+    return await(semaphore.async_acquire(1).share(), give_up, events);
 }
 
 // Stops the command when the watchdog finds the lock gone. The callback runs
@@ -151,29 +162,66 @@ std::unique_ptr<Lock> make_lock(Client& client, const RunOptions& options) {
     return std::make_unique<Lock>(client, options.name);
 }
 
-int run_locked(Lock& lock, const std::string& owner, const RunOptions& options, Events& events,
-               const std::vector<int>& inherited, std::optional<std::int64_t> token) {
+// What the command runs under: a lock hold or a semaphore permit.
+struct Hold {
+    std::stop_token lost;             // requested when a lock's lease is found gone
+    std::function<void()> release;    // after the command exits; warns on failure
+};
+
+int run_holding(const Hold& hold, const RunOptions& options, Events& events, const std::vector<int>& inherited,
+                std::optional<std::int64_t> token) {
     const auto acquired_at = Clock::now();
     // The child inherits the environment; no other thread reads it.
     if (token) ::setenv("HOLDFAST_TOKEN", std::to_string(*token).c_str(), 1);
-    // Taken now: once the watchdog has found the hold gone it no longer hands out the token.
-    const std::stop_token lease_lost = lock.lease_lost_token(owner);
     close_on_exec_except(inherited);
     std::optional<Child> child;
     try {
         child.emplace(Child::spawn(options.command, events.original_mask()));
     } catch (const SpawnError& e) {
         warn(e.what());
-        release(lock, owner);
+        hold.release();
         return e.exit_code;
     }
     {
-        LeaseGuard guard(lease_lost, options.name, *child);
+        LeaseGuard guard(hold.lost, options.name, *child);
         wait_for_exit(*child, events, options, acquired_at);
     }
     const int status = child->reap();
-    release(lock, owner);
+    hold.release();
     return status;
+}
+
+// Ends holdfast run when the acquire did not hold anything; nullopt when it did.
+std::optional<int> unless_acquired(const Acquisition& acquisition, const RunOptions& options, const std::string& what) {
+    switch (acquisition.outcome) {
+        case Outcome::timed_out:
+            warn("timed out after " + format_duration(*options.wait) + " waiting for the " + what + " " +
+                 options.name + "; the command was not run");
+            return exit_code::timed_out;
+        case Outcome::interrupted:
+            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + options.name +
+                 "; the command was not run");
+            return exit_code::signal_base + acquisition.signo;
+        case Outcome::acquired:
+            break;
+    }
+    return std::nullopt;
+}
+
+int run_with_permit(Client& client, const RunOptions& options, Events& events, const std::vector<int>& inherited) {
+    Semaphore semaphore(client, options.name);
+    semaphore.try_set_permits(*options.permits);
+    const Acquisition acquisition = acquire_permit(semaphore, options, events);
+    if (const auto status = unless_acquired(acquisition, options, "semaphore")) return *status;
+    const Hold hold{{}, [&semaphore] {
+                        try {
+                            semaphore.async_release(1).get();
+                        } catch (const std::exception& e) {
+                            warn("could not give back the permit of the semaphore " + semaphore.name() + ": " +
+                                 describe(e));
+                        }
+                    }};
+    return run_holding(hold, options, events, inherited, std::nullopt);
 }
 
 }  // namespace
@@ -182,6 +230,7 @@ int run(const GlobalOptions& global, const RunOptions& options) {
     const std::vector<int> inherited = open_descriptors();
     Events events;  // before the Client starts its threads, so they inherit the blocked signals
     Client client(make_config(global));
+    if (options.permits) return run_with_permit(client, options, events, inherited);
     const std::unique_ptr<Lock> held = make_lock(client, options);
     Lock& lock = *held;
     // An explicit owner: the hold does not depend on which thread asks.
@@ -189,19 +238,10 @@ int run(const GlobalOptions& global, const RunOptions& options) {
 
     auto* fenced = options.primitive == Primitive::fenced ? static_cast<FencedLock*>(held.get()) : nullptr;
     const Acquisition acquisition = acquire(lock, fenced, owner, options, events);
-    switch (acquisition.outcome) {
-        case Outcome::timed_out:
-            warn("timed out after " + format_duration(*options.wait) + " waiting for the lock " + options.name +
-                 "; the command was not run");
-            return exit_code::timed_out;
-        case Outcome::interrupted:
-            warn(signal_name(acquisition.signo) + " while waiting for the lock " + options.name +
-                 "; the command was not run");
-            return exit_code::signal_base + acquisition.signo;
-        case Outcome::acquired:
-            break;
-    }
-    return run_locked(lock, owner, options, events, inherited, acquisition.token);
+    if (const auto status = unless_acquired(acquisition, options, "lock")) return *status;
+    // Taken now: once the watchdog has found the hold gone it no longer hands out the token.
+    const Hold hold{lock.lease_lost_token(owner), [&] { release(lock, owner); }};
+    return run_holding(hold, options, events, inherited, acquisition.token);
 }
 
 }  // namespace holdfast::cli

@@ -1,0 +1,107 @@
+// holdfast::LockGroup: the face MultiLock and RedLock share, a set of locks
+// taken and released together.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <future>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "holdfast/lock.hpp"
+
+namespace holdfast {
+
+/// Base of MultiLock (all of its locks) and RedLock (a quorum of them): a fixed
+/// set of Lock objects of any kinds, on any clients, acquired and released
+/// together for one owner. This class supplies the blocking, std Lockable /
+/// TimedLockable and async faces; the subclass supplies the rule.
+///
+/// Owners: the blocking members act for the calling thread, which on each
+/// lock is that lock's client's Client::current_owner(). The async_ members
+/// take one explicit owner id (Client::new_owner() of any client) and use it on
+/// every lock.
+///
+/// Errors: std::invalid_argument for an empty set, a lock given twice, a lease
+/// <= 0 or a negative wait; otherwise what the members report, as documented
+/// by each subclass.
+///
+/// Thread safety: a group may be shared by threads. It refers to its Lock
+/// objects and their clients, which must outlive it.
+class LockGroup : public detail::TimedTries<LockGroup> {
+public:
+    using Duration = std::chrono::milliseconds;
+
+    virtual ~LockGroup();
+    LockGroup(const LockGroup&) = delete;
+    LockGroup& operator=(const LockGroup&) = delete;
+
+    const std::vector<std::reference_wrapper<Lock>>& locks() const { return locks_; }
+
+    /// Waits as long as it takes; renewed by a watchdog while held.
+    void lock();
+    /// Waits as long as it takes; held for `lease`, not renewed.
+    void lock(Duration lease);
+    /// Takes the group if it can at once; never waits.
+    bool try_lock();
+    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
+    /// Releases the calling thread's hold. Throws as documented by the
+    /// subclass; like Lock::unlock(), a throw inside std::lock_guard or
+    /// std::scoped_lock terminates.
+    void unlock();
+
+    /// Requested when the calling thread's watchdog-renewed hold is lost; no
+    /// stop state when it holds none.
+    std::stop_token lease_lost_token() const;
+    std::stop_token lease_lost_token(const std::string& owner) const;
+
+    /// Async forms with an explicit owner used on every lock; the future
+    /// completes on a client's event loop thread. `wait` zero means try once;
+    /// nullopt lease means watchdog-renewed. The future throws what the
+    /// blocking forms throw.
+    std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
+                                     std::optional<Duration> lease = std::nullopt);
+    std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
+    std::future<void> async_unlock(std::string owner);
+
+protected:
+    /// Throws std::invalid_argument naming the problem: no locks, or one lock
+    /// (a name on a server and database) given twice. `noun` names the group
+    /// in errors ("multi-lock", "RedLock").
+    LockGroup(std::vector<std::reference_wrapper<Lock>> locks, std::string noun);
+
+    /// One owner id per lock, in locks() order.
+    using Owners = std::vector<std::string>;
+    using Acquired = std::function<void(std::exception_ptr error, bool acquired)>;
+    using Released = std::function<void(std::exception_ptr error)>;
+
+    /// Arguments already validated. `done` runs once, on some client's loop thread.
+    virtual void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease,
+                         Acquired done) = 0;
+    virtual void release(Owners owners, Released done) = 0;
+    virtual std::stop_token lost(const Owners& owners) const = 0;
+
+    /// "multi-lock 'a', 'b'": how errors name the group.
+    const std::string& description() const { return description_; }
+
+    /// The calling thread's owner id on each lock.
+    Owners current_owners() const;
+    /// `owner` on every lock; std::invalid_argument if it is empty.
+    Owners same_owner(const std::string& owner) const;
+
+private:
+    friend class detail::TimedTries<LockGroup>;
+
+    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
+    bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+
+    std::vector<std::reference_wrapper<Lock>> locks_;
+    std::string description_;
+};
+
+}  // namespace holdfast

@@ -1,0 +1,131 @@
+#include "holdfast/lock_group.hpp"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "lock/access.hpp"
+#include "primitive/arguments.hpp"
+#include "primitive/blocking.hpp"
+
+namespace holdfast {
+
+namespace {
+
+// "'a', 'b'": each distinct name once, in order.
+std::string names_of(const std::vector<std::reference_wrapper<Lock>>& locks) {
+    std::string names;
+    std::set<std::string_view> seen;
+    for (const Lock& lock : locks) {
+        if (!seen.insert(lock.name()).second) continue;
+        if (!names.empty()) names += ", ";
+        names += "'" + lock.name() + "'";
+    }
+    return names;
+}
+
+}  // namespace
+
+LockGroup::LockGroup(std::vector<std::reference_wrapper<Lock>> locks, std::string noun)
+    : locks_(std::move(locks)), description_(noun + " " + names_of(locks_)) {
+    if (locks_.empty()) throw std::invalid_argument("holdfast: a " + noun + " needs at least one lock; `locks` is empty");
+    // One key, whichever Lock object or client names it: the same server, database and name.
+    using Key = std::tuple<std::string, int, std::string>;
+    std::map<Key, std::size_t> seen;
+    for (std::size_t i = 0; i < locks_.size(); ++i) {
+        const Lock& lock = locks_[i];
+        const Config& config = detail::LockAccess::client(lock).config();
+        const auto [it, fresh] = seen.try_emplace(Key{config.server_name(), config.database, lock.name()}, i);
+        if (!fresh)
+            throw std::invalid_argument("holdfast: a " + noun + " takes each lock once, but locks[" +
+                                        std::to_string(it->second) + "] and locks[" + std::to_string(i) +
+                                        "] are both '" + lock.name() + "' on " + config.server_name() + " db " +
+                                        std::to_string(config.database));
+    }
+}
+
+LockGroup::~LockGroup() = default;
+
+LockGroup::Owners LockGroup::current_owners() const {
+    Owners owners;
+    for (const Lock& lock : locks_) owners.push_back(detail::LockAccess::client(lock).current_owner());
+    return owners;
+}
+
+LockGroup::Owners LockGroup::same_owner(const std::string& owner) const {
+    if (owner.empty()) throw std::invalid_argument("holdfast: the owner id of a " + description_ + " is empty");
+    return Owners(locks_.size(), owner);
+}
+
+bool LockGroup::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+    detail::check_lease(lease);
+    if (wait) detail::check_wait(*wait);
+    for (const Lock& lock : locks_)
+        if (detail::LockAccess::core(lock).transport.on_loop_thread())
+            throw std::logic_error("holdfast: blocking call of a " + description_ +
+                                   " on a client's event loop thread (from a callback); it would wait forever. "
+                                   "Use the async_ members or another thread");
+    detail::BlockingResult<bool> result;
+    acquire(current_owners(), wait, lease,
+            [&result](std::exception_ptr error, bool acquired) { result.set(std::move(error), acquired); });
+    return result.get();
+}
+
+void LockGroup::lock() { acquire_blocking(std::nullopt, std::nullopt); }
+
+void LockGroup::lock(Duration lease) { acquire_blocking(std::nullopt, lease); }
+
+bool LockGroup::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt); }
+
+bool LockGroup::try_lock_for_ms(Duration wait, std::optional<Duration> lease) { return acquire_blocking(wait, lease); }
+
+void LockGroup::unlock() {
+    for (const Lock& lock : locks_)
+        if (detail::LockAccess::core(lock).transport.on_loop_thread())
+            throw std::logic_error("holdfast: blocking unlock of a " + description_ +
+                                   " on a client's event loop thread; use async_unlock");
+    detail::BlockingResult<bool> result;
+    release(current_owners(), [&result](std::exception_ptr error) { result.set(std::move(error), true); });
+    result.get();
+}
+
+std::stop_token LockGroup::lease_lost_token() const { return lost(current_owners()); }
+
+std::stop_token LockGroup::lease_lost_token(const std::string& owner) const { return lost(same_owner(owner)); }
+
+std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+    detail::check_lease(lease);
+    detail::check_wait(wait);
+    auto promise = std::make_shared<std::promise<bool>>();
+    auto future = promise->get_future();
+    acquire(same_owner(owner), wait, lease, [promise](std::exception_ptr error, bool acquired) {
+        if (error) promise->set_exception(error);
+        else promise->set_value(acquired);
+    });
+    return future;
+}
+
+std::future<void> LockGroup::async_lock(std::string owner, std::optional<Duration> lease) {
+    detail::check_lease(lease);
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    acquire(same_owner(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool) {
+        if (error) promise->set_exception(error);
+        else promise->set_value();
+    });
+    return future;
+}
+
+std::future<void> LockGroup::async_unlock(std::string owner) {
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    release(same_owner(owner), [promise](std::exception_ptr error) {
+        if (error) promise->set_exception(error);
+        else promise->set_value();
+    });
+    return future;
+}
+
+}  // namespace holdfast

@@ -1,0 +1,157 @@
+#include "holdfast/red_lock.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <system_error>
+
+#include "group/fan_out.hpp"
+#include "group/members.hpp"
+#include "holdfast/errors.hpp"
+#include "lock/access.hpp"
+#include "primitive/acquire.hpp"
+#include "red_lock/state.hpp"
+
+namespace holdfast {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using detail::Attempt;
+using detail::LockAccess;
+using detail::RedLockState;
+using detail::Tally;
+using detail::Took;
+
+using Failures = std::vector<std::pair<std::size_t, std::exception_ptr>>;
+
+bool taken(const Took& took) { return !took.error && took.acquired; }
+
+// One round of the algorithm: try once on every server at once, judged as soon
+// as a quorum is taken or out of reach. `report` gets the Attempt for the
+// acquire skeleton and, when taken, the time the hold is valid until.
+void round(const std::shared_ptr<RedLockState>& state, const std::vector<std::string>& owners,
+           std::chrono::milliseconds lease, std::function<void(Attempt, Clock::time_point)> report) {
+    const auto start = Clock::now();
+    const auto& locks = state->locks();
+    const std::size_t n = locks.size(), q = state->quorum();
+    detail::fan_out<Took>(
+        n, detail::every_member(n),
+        [&](std::size_t i, std::function<void(Took)> took) {
+            LockAccess::acquire(*locks[i], owners[i], std::chrono::milliseconds::zero(), lease,
+                                [took = std::move(took)](std::exception_ptr error, bool acquired, std::int64_t) {
+                                    took({std::move(error), acquired});
+                                });
+        },
+        [n, q](const Tally<Took>& tally) {
+            return tally.count(taken) >= q || tally.count([](const Took& t) { return !taken(t); }) > n - q;
+        },
+        [state, owners, q, report = std::move(report),
+         until = start + lease - detail::drift_of(lease)](const Tally<Took>& tally) {
+            if (tally.count(taken) >= q && Clock::now() < until) return report(Attempt::acquired(), until);
+            // Failed: give back whatever may be ours: taken, failed (it may
+            // have run), or not answered yet (its release queues behind it).
+            std::vector<std::size_t> taken_here, unsure;
+            Failures failures;
+            for (std::size_t i = 0; i < tally.outcomes.size(); ++i) {
+                const auto& outcome = tally.outcomes[i];
+                if (outcome && taken(*outcome)) taken_here.push_back(i);
+                else if (!outcome || outcome->error) unsure.push_back(i);
+                if (outcome && outcome->error) failures.emplace_back(i, outcome->error);
+            }
+            state->release_on(owners, unsure, nullptr);
+            const std::size_t n = tally.outcomes.size();
+            Attempt attempt = failures.size() > n - q
+                                  ? Attempt::failed(detail::quorum_error(state->description(), "lock",
+                                                                         state->locks(), failures))
+                                  : Attempt::refused(-1);  // -1: back off, no TTL to go by
+            // Reported once the servers that granted the lock have it back.
+            state->release_on(owners, taken_here, [report, attempt] { report(attempt, {}); });
+        });
+}
+
+}  // namespace
+
+RedLock::RedLock(std::vector<std::reference_wrapper<Lock>> locks) : LockGroup(std::move(locks), "RedLock") {
+    std::map<std::string, std::size_t> servers;
+    for (std::size_t i = 0; i < this->locks().size(); ++i) {
+        const std::string server = LockAccess::client(this->locks()[i]).config().server_name();
+        const auto [it, fresh] = servers.try_emplace(server, i);
+        if (!fresh)
+            throw std::invalid_argument("holdfast: a RedLock needs independent servers, but locks[" +
+                                        std::to_string(it->second) + "] and locks[" + std::to_string(i) +
+                                        "] are both on " + server);
+    }
+    state_ = std::make_shared<RedLockState>(detail::members_of(this->locks()), description());
+}
+
+RedLock::~RedLock() { state_->stop(); }
+
+std::size_t RedLock::quorum() const { return state_->quorum(); }
+
+void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
+    // Its members would refuse every round (not reentrant): say so instead of polling forever.
+    if (state_->held_for_good(owners)) {
+        if (wait && *wait == Duration::zero()) return done(nullptr, false);
+        return done(std::make_exception_ptr(std::system_error(
+                        std::make_error_code(std::errc::resource_deadlock_would_occur),
+                        "holdfast: " + description() + " is already held by owner " + owners.front() +
+                            " and its locks are not reentrant, so waiting for it would wait for itself")),
+                    false);
+    }
+    const Duration used = lease.value_or(state_->watchdog_lease());
+    auto valid_until = std::make_shared<Clock::time_point>();
+    detail::Transport& home = state_->home();
+    detail::AcquireRequest request;
+    request.backoff = detail::Backoff{};
+    if (wait) request.deadline = Clock::now() + *wait;
+    request.attempt = [state = state_, owners, used, valid_until, &home](std::function<void(Attempt)> report) {
+        round(state, owners, used, [valid_until, &home, report](Attempt attempt, Clock::time_point until) {
+            *valid_until = until;
+            // The skeleton runs on the home loop; the round ended on any server's.
+            home.run_on_loop([report, attempt] { report(attempt); });
+        });
+    };
+    detail::acquire(home, std::move(request),
+                    [state = state_, owners, used, renewed = !lease, valid_until, done = std::move(done)](
+                        std::exception_ptr error, bool acquired, std::int64_t) {
+                        if (acquired) state->add_hold(owners, used, renewed, *valid_until);
+                        done(std::move(error), acquired);
+                    });
+}
+
+void RedLock::release(Owners owners, Released done) {
+    const bool was_lost = state_->drop_hold(owners);
+    const auto& locks = state_->locks();
+    const std::size_t n = locks.size(), q = state_->quorum();
+    detail::fan_out<std::exception_ptr>(
+        n, detail::every_member(n),
+        [&](std::size_t i, std::function<void(std::exception_ptr)> report) {
+            LockAccess::release(*locks[i], owners[i], std::move(report));
+        },
+        [n, q](const Tally<std::exception_ptr>& tally) {
+            const std::size_t failed = tally.count([](const std::exception_ptr& e) { return e != nullptr; });
+            return tally.count([](const std::exception_ptr& e) { return e == nullptr; }) >= q || failed > n - q;
+        },
+        [state = state_, owners, was_lost, q, done = std::move(done)](const Tally<std::exception_ptr>& tally) {
+            if (was_lost)
+                return done(std::make_exception_ptr(NotOwnerError(
+                    "holdfast: cannot unlock " + state->description() + ": owner " + owners.front() +
+                    " lost it (a renewal round reached fewer than " + std::to_string(q) +
+                    " servers); what was left is released")));
+            Failures failures;
+            for (std::size_t i = 0; i < tally.outcomes.size(); ++i)
+                if (tally.outcomes[i] && *tally.outcomes[i]) failures.emplace_back(i, *tally.outcomes[i]);
+            if (tally.count([](const std::exception_ptr& e) { return e == nullptr; }) >= q) return done(nullptr);
+            done(detail::quorum_error(state->description(), "unlock", state->locks(), failures));
+        });
+}
+
+std::stop_token RedLock::lost(const Owners& owners) const { return state_->lost(owners); }
+
+std::optional<RedLock::Duration> RedLock::validity() const { return state_->validity(current_owners()); }
+
+std::optional<RedLock::Duration> RedLock::validity(const std::string& owner) const {
+    return state_->validity(same_owner(owner));
+}
+
+}  // namespace holdfast

@@ -1,0 +1,212 @@
+#include "red_lock/state.hpp"
+
+#include "group/fan_out.hpp"
+#include "group/members.hpp"
+#include "holdfast/errors.hpp"
+#include "lock/access.hpp"
+
+namespace holdfast::detail {
+
+namespace {
+
+template <class E>
+bool all_are(const std::vector<std::pair<std::size_t, std::exception_ptr>>& failures) {
+    for (const auto& [i, error] : failures) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const E&) {
+        } catch (...) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string what_of(const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown error";
+    }
+}
+
+}  // namespace
+
+std::exception_ptr quorum_error(const std::string& description, std::string_view verb,
+                                const std::vector<Lock*>& locks,
+                                const std::vector<std::pair<std::size_t, std::exception_ptr>>& failures) {
+    std::string message = "holdfast: cannot " + std::string(verb) + " " + description + ": a quorum needs " +
+                          std::to_string(quorum_of(locks.size())) + " of " + std::to_string(locks.size()) +
+                          " servers, and " + std::to_string(failures.size()) + " failed:";
+    for (const auto& [i, error] : failures)
+        message += " [" + LockAccess::client(*locks[i]).config().server_name() + ": " + what_of(error) + "]";
+    if (all_are<ConnectionError>(failures)) return std::make_exception_ptr(ConnectionError(message));
+    if (all_are<NotOwnerError>(failures)) return std::make_exception_ptr(NotOwnerError(message));
+    return std::make_exception_ptr(ServerError(message));
+}
+
+RedLockState::RedLockState(std::vector<Lock*> locks, std::string description)
+    : locks_(std::move(locks)), description_(std::move(description)), timer_(home().loop()) {}
+
+Transport& RedLockState::home() const { return LockAccess::core(*locks_.front()).transport; }
+
+RedLockState::Duration RedLockState::watchdog_lease() const {
+    return LockAccess::core(*locks_.front()).watchdog.lease();
+}
+
+void RedLockState::add_hold(const Owners& owners, Duration lease, bool renewed, Clock::time_point until) {
+    std::lock_guard lock(mutex_);
+    Hold& hold = holds_[owners_key(owners)];
+    if (hold.count == 0 || hold.is_lost) {
+        hold = Hold{};
+        hold.owners = owners;
+        hold.generation = ++next_generation_;
+        hold.valid_until = until;
+    }
+    ++hold.count;
+    hold.valid_until = std::max(hold.valid_until, until);
+    hold.lease = std::max(hold.lease, lease);
+    hold.renewed = hold.renewed || renewed;
+    if (hold.renewed && !armed_ && !stopped_) {
+        armed_ = true;
+        home().run_on_loop([self = shared_from_this()] { self->arm(); });
+    }
+}
+
+bool RedLockState::drop_hold(const Owners& owners) {
+    std::lock_guard lock(mutex_);
+    auto it = holds_.find(owners_key(owners));
+    if (it == holds_.end()) return false;
+    const bool was_lost = it->second.is_lost;
+    if (was_lost || --it->second.count == 0) holds_.erase(it);
+    return was_lost;
+}
+
+std::stop_token RedLockState::lost(const Owners& owners) const {
+    std::lock_guard lock(mutex_);
+    auto it = holds_.find(owners_key(owners));
+    if (it == holds_.end() || !it->second.renewed) return {};
+    return it->second.lost.get_token();
+}
+
+std::optional<RedLockState::Duration> RedLockState::validity(const Owners& owners) const {
+    std::lock_guard lock(mutex_);
+    auto it = holds_.find(owners_key(owners));
+    if (it == holds_.end() || it->second.is_lost) return std::nullopt;
+    const auto left = std::chrono::floor<Duration>(it->second.valid_until - Clock::now());
+    if (left <= Duration::zero()) return std::nullopt;
+    return left;
+}
+
+bool RedLockState::held_for_good(const Owners& owners) const {
+    {
+        std::lock_guard lock(mutex_);
+        auto it = holds_.find(owners_key(owners));
+        if (it == holds_.end() || it->second.is_lost) return false;
+    }
+    for (const Lock* lock : locks_)
+        if (!LockAccess::kind(*lock).reentrant()) return true;
+    return false;
+}
+
+void RedLockState::release_on(const Owners& owners, const std::vector<std::size_t>& members,
+                              std::function<void()> then) {
+    fan_out<std::exception_ptr>(
+        locks_.size(), members,
+        [&](std::size_t i, std::function<void(std::exception_ptr)> report) {
+            LockAccess::release(*locks_[i], owners[i], std::move(report));
+        },
+        [](const Tally<std::exception_ptr>&) { return false; },
+        [then = std::move(then)](const Tally<std::exception_ptr>&) {
+            if (then) then();
+        });
+}
+
+void RedLockState::stop() {
+    home().run_on_loop([self = shared_from_this()] {
+        std::lock_guard lock(self->mutex_);
+        self->stopped_ = true;
+        self->timer_.cancel();
+    });
+}
+
+void RedLockState::arm() {
+    timer_.expires_after(watchdog_lease() / 3);
+    timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+        if (!ec) self->tick();
+    });
+}
+
+// On the home loop: one renewal round per renewed hold not already in one.
+void RedLockState::tick() {
+    struct Due {
+        std::string key;
+        std::uint64_t generation;
+        Owners owners;
+        Duration lease;
+    };
+    std::vector<Due> due;
+    {
+        std::lock_guard lock(mutex_);
+        if (stopped_) return;
+        bool any = false;
+        for (auto& [key, hold] : holds_) {
+            if (!hold.renewed || hold.is_lost) continue;
+            any = true;
+            if (hold.renewing) continue;  // the last round is still out (a slow server)
+            hold.renewing = true;
+            due.push_back({key, hold.generation, hold.owners, hold.lease});
+        }
+        if (!any) {
+            armed_ = false;  // the next renewed hold re-arms
+            return;
+        }
+    }
+    for (const auto& d : due) renew(d.key, d.generation, d.owners, d.lease);
+    arm();
+}
+
+void RedLockState::renew(const std::string& key, std::uint64_t generation, const Owners& owners, Duration lease) {
+    const auto start = Clock::now();
+    const std::string lease_ms = std::to_string(lease.count());
+    const std::size_t n = locks_.size(), q = quorum();
+    fan_out<bool>(
+        n, every_member(n),
+        [&](std::size_t i, std::function<void(bool)> report) {
+            const Lock& lock = *locks_[i];
+            const std::string field = LockAccess::kind(lock).hold_field(owners[i]);
+            LockAccess::core(lock).transport.eval(
+                LockAccess::kind(lock).renew(), {lock.name()}, {lease_ms, field},
+                [report = std::move(report)](std::exception_ptr error, Reply reply) {
+                    report(!error && reply.is_array() && !reply.elements.empty() && reply.elements[0].integer == 1);
+                });
+        },
+        [n, q](const Tally<bool>& tally) {
+            return tally.count([](bool ok) { return ok; }) >= q || tally.count([](bool ok) { return !ok; }) > n - q;
+        },
+        [self = shared_from_this(), key, generation, q, until = start + lease - drift_of(lease)](const Tally<bool>& tally) {
+            self->renewed(key, generation, tally.count([](bool ok) { return ok; }) >= q, until);
+        });
+}
+
+void RedLockState::renewed(const std::string& key, std::uint64_t generation, bool quorum, Clock::time_point until) {
+    std::stop_source lost;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = holds_.find(key);
+        if (it == holds_.end() || it->second.generation != generation) return;  // unlocked meanwhile
+        Hold& hold = it->second;
+        hold.renewing = false;
+        if (quorum && Clock::now() < until) {
+            hold.valid_until = until;
+            return;
+        }
+        hold.is_lost = true;
+        lost = hold.lost;
+    }
+    lost.request_stop();  // outside the mutex: stop callbacks are user code
+}
+
+}  // namespace holdfast::detail

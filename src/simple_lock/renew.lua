@@ -1,0 +1,14 @@
+-- Watchdog renewal of many simple locks in one call: compare-and-pexpire.
+-- KEYS[i] lock key; ARGV[1] lease ms; ARGV[i + 1] owner token of KEYS[i].
+-- Reply an array: 1 where the key still holds the token (TTL reset), else 0.
+-- pcall: a key replaced by another type counts as lost instead of failing the batch.
+local renewed = {}
+for i = 1, #KEYS do
+    if redis.pcall('get', KEYS[i]) == ARGV[i + 1] then
+        redis.call('pexpire', KEYS[i], ARGV[1])
+        renewed[i] = 1
+    else
+        renewed[i] = 0
+    end
+end
+return renewed

@@ -1,0 +1,88 @@
+#include "holdfast/simple_lock.hpp"
+
+#include <system_error>
+
+#include "client/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "lock/kind.hpp"
+
+namespace holdfast {
+
+namespace {
+
+using detail::AcquireRequest;
+using detail::Attempt;
+using detail::ClientCore;
+using detail::Reply;
+using detail::ReplyHandler;
+
+// The acquire script's reply when the caller already holds the lock.
+constexpr long long held_by_caller = -3;
+
+// The key is a string holding the holder's token; nothing is published, so
+// waiters poll.
+class SimpleLockKind final : public detail::LockKind {
+public:
+    std::string_view noun() const override { return "simple lock"; }
+
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool try_once) const override {
+        AcquireRequest request;
+        request.backoff = detail::Backoff{};
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), try_once](auto report) {
+            detail::eval_reporting(
+                core, scripts::simple_lock_acquire, {name}, {lease_ms, owner}, name, "lock",
+                [name, owner, try_once, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                    if (error) return report(Attempt::failed(std::move(error)));
+                    if (reply.is_nil()) return report(Attempt::acquired());
+                    if (reply.integer != held_by_caller || try_once) return report(Attempt::refused(reply.integer));
+                    report(Attempt::failed(std::make_exception_ptr(std::system_error(
+                        std::make_error_code(std::errc::resource_deadlock_would_occur),
+                        "holdfast: simple lock '" + name + "' is already held by owner " + owner +
+                            "; it is not reentrant, so waiting for it would wait for itself"))));
+                });
+        };
+        return request;
+    }
+
+    void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
+                 ReplyHandler done) const override {
+        detail::eval_reporting(core, scripts::simple_lock_release, {name}, {owner}, name, "unlock", std::move(done));
+    }
+
+    void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
+        detail::eval_reporting(core, scripts::simple_lock_force_unlock, {name}, {}, name, "force-unlock",
+                               std::move(done));
+    }
+
+    const detail::Script& renew() const override { return scripts::simple_lock_renew; }
+
+    bool reentrant() const override { return false; }
+
+    // GET refuses a key of another type with WRONGTYPE, which the query reports.
+    bool is_locked(const Query& query, const std::string& name) const override {
+        return !query({"GET", name}).is_nil();
+    }
+
+    std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const override {
+        const Reply reply = query({"GET", name});
+        return !reply.is_nil() && reply.str == owner ? 1 : 0;
+    }
+
+    std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const override {
+        Reply reply = query({"GET", name});
+        if (reply.is_nil()) return {};
+        return {{std::move(reply.str), 1}};
+    }
+};
+
+const detail::LockKind& simple_lock_kind() {
+    static const SimpleLockKind kind;
+    return kind;
+}
+
+}  // namespace
+
+SimpleLock::SimpleLock(Client& client, std::string name) : Lock(client, std::move(name), simple_lock_kind()) {}
+
+}  // namespace holdfast

@@ -1,0 +1,99 @@
+#include "check.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace holdfast::check {
+namespace {
+
+struct NemesisName {
+    Nemesis nemesis;
+    const char* name;
+};
+
+constexpr NemesisName names[] = {
+    {Nemesis::none, "none"},
+    {Nemesis::kill_holder, "kill-holder"},
+    {Nemesis::pause_holder, "pause-holder"},
+    {Nemesis::kill_connections, "kill-connections"},
+    {Nemesis::kill_pubsub, "kill-pubsub"},
+    {Nemesis::script_flush, "script-flush"},
+    {Nemesis::pause_server, "pause-server"},
+    {Nemesis::restart_persistent, "restart-persistent"},
+    {Nemesis::restart_volatile, "restart-volatile"},
+    {Nemesis::debug_sleep, "debug-sleep"},
+};
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::istringstream in(text);
+    for (std::string part; std::getline(in, part, separator);) parts.push_back(part);
+    if (!text.empty() && text.back() == separator) parts.emplace_back();
+    return parts;
+}
+
+}  // namespace
+
+const std::vector<Nemesis>& all_nemeses() {
+    static const std::vector<Nemesis> all = [] {
+        std::vector<Nemesis> v;
+        for (const auto& n : names) v.push_back(n.nemesis);
+        return v;
+    }();
+    return all;
+}
+
+std::string nemesis_name(Nemesis n) {
+    for (const auto& entry : names)
+        if (entry.nemesis == n) return entry.name;
+    return "?";
+}
+
+Nemesis parse_nemesis(const std::string& name) {
+    std::string valid;
+    for (const auto& entry : names) {
+        if (name == entry.name) return entry.nemesis;
+        valid += std::string(valid.empty() ? "" : ", ") + entry.name;
+    }
+    throw UsageError("unknown nemesis '" + name + "' (valid: all, " + valid + ")");
+}
+
+std::string Scenario::name() const {
+    std::string text;
+    for (Nemesis n : faults) text += (text.empty() ? "" : "+") + nemesis_name(n);
+    return text;
+}
+
+bool Scenario::has(Nemesis n) const { return std::find(faults.begin(), faults.end(), n) != faults.end(); }
+
+std::vector<Scenario> parse_scenarios(const std::string& text) {
+    if (text == "all") {
+        std::vector<Scenario> every;
+        for (Nemesis n : all_nemeses()) every.push_back({{n}});
+        return every;
+    }
+    std::vector<Scenario> scenarios;
+    for (const std::string& item : split(text, ',')) {
+        if (item.empty()) throw UsageError("empty scenario in --nemesis '" + text + "'");
+        Scenario scenario;
+        for (const std::string& part : split(item, '+')) {
+            const Nemesis n = parse_nemesis(part);
+            if (!scenario.has(n)) scenario.faults.push_back(n);
+        }
+        if (scenario.faults.size() > 1 && scenario.has(Nemesis::none))
+            throw UsageError("'none' cannot be combined with other nemeses in '" + item + "'");
+        if (scenario.has(Nemesis::restart_persistent) && scenario.has(Nemesis::restart_volatile))
+            throw UsageError("restart-persistent and restart-volatile need differently configured servers; run them "
+                             "as separate scenarios (" + item + ")");
+        scenarios.push_back(std::move(scenario));
+    }
+    return scenarios;
+}
+
+std::string primitive_name(Primitive p) { return p == Primitive::fenced ? "FencedLock" : "RLock"; }
+
+std::string lock_name(int lock) { return "check:lock:" + std::to_string(lock); }
+
+std::string hold_id(int worker, long hold) { return std::to_string(worker) + "." + std::to_string(hold); }
+
+}  // namespace holdfast::check

@@ -1,0 +1,119 @@
+// holdfast-check: what a run is asked to do, shared by the coordinator, the
+// workers and the checker. RELIABILITY.md explains the whole program.
+#pragma once
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace holdfast::check {
+
+using Duration = std::chrono::milliseconds;
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process on the machine,
+/// so histories written by different processes can be merged.
+using Nanos = std::int64_t;
+
+inline Nanos now_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return Nanos(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+constexpr Nanos to_ns(Duration d) { return Nanos(d.count()) * 1'000'000; }
+
+/// Most worker processes a run may have (slots in the shared status page).
+constexpr int max_processes = 64;
+
+/// Bad input, found after parsing; exits 2 with the message.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// One kind of fault. The names are the --nemesis spellings (nemesis_name()).
+enum class Nemesis {
+    none,                // no fault: the baseline
+    kill_holder,         // SIGKILL a process inside its critical section
+    pause_holder,        // SIGSTOP a process inside its critical section for 0.5-3 x lease
+    kill_connections,    // CLIENT KILL TYPE normal: every command connection
+    kill_pubsub,         // CLIENT KILL TYPE pubsub: every pub/sub connection
+    script_flush,        // SCRIPT FLUSH: the next EVALSHA gets NOSCRIPT
+    pause_server,        // SIGSTOP redis-server for 0.1-2 x lease
+    restart_persistent,  // kill -9 and restart redis-server, appendonly yes + appendfsync always
+    restart_volatile,    // kill -9 and restart redis-server without persistence
+    debug_sleep,         // DEBUG SLEEP 0.1-2 x lease
+};
+
+const std::vector<Nemesis>& all_nemeses();
+std::string nemesis_name(Nemesis n);
+/// Throws UsageError listing the valid names.
+Nemesis parse_nemesis(const std::string& name);
+
+/// The faults of one run: one nemesis, or several combined ("a+b") and drawn
+/// at random, one at a time.
+struct Scenario {
+    std::vector<Nemesis> faults;
+    std::string name() const;
+    bool has(Nemesis n) const;
+};
+/// "all" (each nemesis alone, in turn) or a comma list of scenarios "a,b+c".
+std::vector<Scenario> parse_scenarios(const std::string& text);
+
+/// Which lock the workers take.
+enum class Primitive { rlock, fenced };
+std::string primitive_name(Primitive p);
+
+/// Critical-section lengths: short (0 to lease/5) or long (0 to 2 x lease,
+/// renewed by the watchdog meanwhile); random picks one per run from the seed.
+enum class Schedule { random, short_sections, long_sections };
+
+struct Options {
+    std::uint64_t seed = 0;
+    int runs = 1;  // seeds seed, seed+1, ... for every scenario
+    int processes = 4;
+    int locks = 2;
+    Duration lease{1000};
+    Duration timeout{0};  // Config::timeout of the workers; 0: equal to the lease
+    Duration duration{10000};
+    Schedule schedule = Schedule::random;
+    std::vector<Scenario> scenarios;
+    std::vector<Primitive> primitives{Primitive::rlock};
+    std::string out;
+    bool progress = true;
+    bool strict = false;  // count anomalies a fault explains as violations too
+    bool retake_in_doubt = false;  // see WorkerOptions
+
+    Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
+    /// How long a worker waits for a lock before it gives up and picks another.
+    Duration acquire_wait() const { return lease * 5; }
+};
+
+/// What one worker process is told on its command line.
+struct WorkerOptions {
+    int id = 0;  // unique in the run, also across replacements
+    int slot = 0;
+    std::uint16_t lock_port = 0;
+    std::uint16_t resource_port = 0;
+    int locks = 2;
+    Duration lease{1000};
+    Duration timeout{1000};
+    Duration max_section{200};
+    Primitive primitive = Primitive::rlock;
+    /// After a call on a lock failed with an unknown outcome, take that lock
+    /// again at once (a naive retry loop) instead of leaving it alone for
+    /// 2 x (lease + timeout): exposes the re-entry leak described in RELIABILITY.md.
+    bool retake_in_doubt = false;
+    std::uint64_t seed = 0;
+    std::string history;  // file this worker appends its events to
+    std::string status;   // the run's shared status file
+};
+
+/// Names shared by workers and checker.
+std::string lock_name(int lock);
+std::string hold_id(int worker, long hold);
+
+}  // namespace holdfast::check

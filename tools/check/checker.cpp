@@ -1,0 +1,179 @@
+#include "checker.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace holdfast::check {
+namespace {
+
+constexpr int findings_per_kind = 3;
+
+std::string describe(const RunFacts& facts, const Hold& h) {
+    return "hold " + h.id() + " (worker " + std::to_string(h.worker) + ", " + at(facts, h.ack) + ".." +
+           at(facts, h.end) + (h.token >= 0 ? ", token " + std::to_string(h.token) : "") + ")";
+}
+
+// Counts an anomaly between two holds of one lock as expected or a violation.
+void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
+           const Hold& a, const Hold& b, Excusable how, const std::string& what) {
+    auto why = excuse(facts, m, a, how);
+    if (!why) why = excuse(facts, m, b, how);
+    if (why) {
+        ++tally.expected;
+        return;
+    }
+    ++tally.violations;
+    add_finding(r, kind, what + ": " + describe(facts, a) + " and " + describe(facts, b));
+}
+
+// Mutual exclusion: no two holds of a lock overlap.
+void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
+    for (const auto& holds : m.holds)
+        for (std::size_t i = 0; i < holds.size(); ++i)
+            for (std::size_t j = i + 1; j < holds.size() && holds[j].ack < holds[i].end; ++j)
+                judge(facts, m, r, r.overlaps, "overlap", holds[i], holds[j], Excusable::by_lease_loss,
+                      "two holders of " + lock_name(holds[i].lock) + " at once");
+}
+
+// Lost updates, stale writes and integrity, from the resource's own log.
+void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& r) {
+    const ResourceState& state = facts.resources[lock];
+    // Fencing exists to stop these; only a lost token counter can explain them then.
+    const Excusable excusable = facts.fenced ? Excusable::by_token_reset : Excusable::by_lease_loss;
+    std::map<std::string, std::size_t> read_at;  // hold -> log position of its read
+    std::int64_t current = 0;
+    // Grant order: the token under fencing, the acquire's return otherwise.
+    auto rank = [&](const Hold& h) { return facts.fenced ? h.token : h.ack; };
+    const Hold* newest = nullptr;  // highest-ranked hold the resource has accepted an operation of
+    for (std::size_t i = 0; i < state.log.size(); ++i) {
+        const auto& entry = state.log[i];
+        const auto found = m.by_id.find(entry.hold);
+        if (found == m.by_id.end()) {
+            ++r.integrity;
+            add_finding(r, "integrity", "the resource accepted an operation of " + entry.hold +
+                                            ", which never held " + lock_name(lock));
+            continue;
+        }
+        const Hold& h = *found->second;
+        if (entry.kind == 'r') read_at[entry.hold] = i;
+        if (entry.kind == 'w') {
+            if (entry.value != current + 1) {
+                // Every write since this hold's read was overwritten.
+                const std::size_t from = read_at.count(entry.hold) ? read_at[entry.hold] : 0;
+                for (std::size_t j = from + 1; j < i; ++j) {
+                    if (state.log[j].kind != 'w' || !m.by_id.count(state.log[j].hold)) continue;
+                    judge(facts, m, r, r.lost_updates, "lost update", h, *m.by_id.at(state.log[j].hold), excusable,
+                          lock_name(lock) + ": " + entry.hold + " wrote " + std::to_string(entry.value) +
+                              " computed from a stale read, over " + std::to_string(current) + " written by " +
+                              state.log[j].hold);
+                }
+            }
+            current = entry.value;
+            if (newest && newest != &h && rank(h) < rank(*newest))
+                judge(facts, m, r, r.stale_writes, "stale write", h, *newest, excusable,
+                      lock_name(lock) + ": the resource accepted a write from a superseded holder");
+        }
+        if (!newest || rank(h) > rank(*newest)) newest = &h;
+    }
+    if (current != state.counter) {
+        ++r.integrity;
+        add_finding(r, "integrity", lock_name(lock) + ": counter is " + std::to_string(state.counter) +
+                                        " but its log ends at " + std::to_string(current));
+    }
+    // Every acknowledged write is in the resource; every writer there wrote.
+    std::set<std::string> invoked;
+    for (const Event& e : m.events) {
+        if (e.op != Op::write || e.lock != lock) continue;
+        const std::string id = hold_id(e.worker, e.hold);
+        if (e.phase == Phase::invoke) invoked.insert(id);
+        if (e.phase == Phase::ok && !state.writers.count(id)) {
+            ++r.integrity;
+            add_finding(r, "integrity", lock_name(lock) + ": acknowledged write of " + id + " is not in the resource");
+        }
+    }
+    for (const std::string& id : state.writers)
+        if (!invoked.count(id)) {
+            ++r.integrity;
+            add_finding(r, "integrity", lock_name(lock) + ": " + id + " is a writer but never invoked a write");
+        }
+}
+
+// Fencing tokens rise in grant order: a hold granted after another returned
+// (its acquire began after the other's ended) has a larger token.
+void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
+    for (const auto& holds : m.holds) {
+        // holds are sorted by ack: the largest token among those acked before `invoke`.
+        std::vector<const Hold*> best(holds.size());
+        for (std::size_t i = 0; i < holds.size(); ++i)
+            best[i] = i && best[i - 1]->token > holds[i].token ? best[i - 1] : &holds[i];
+        for (const Hold& h : holds) {
+            const auto n = std::lower_bound(holds.begin(), holds.end(), h.invoke,
+                                            [](const Hold& x, Nanos t) { return x.ack < t; }) - holds.begin();
+            if (n == 0 || best[n - 1]->token < h.token) continue;
+            const bool volatile_restart = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+                return f.kind == Nemesis::restart_volatile && f.start < h.ack;
+            });
+            if (volatile_restart) {
+                ++r.token_order.expected;
+                continue;
+            }
+            ++r.token_order.violations;
+            add_finding(r, "token order", "token did not rise: " + describe(facts, *best[n - 1]) + " then " +
+                                              describe(facts, h));
+        }
+    }
+}
+
+}  // namespace
+
+long RunResult::violations() const {
+    return overlaps.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
+           leaked_holds + integrity + worker_failures + slow_regrants + slow_wakeups + stuck;
+}
+
+void add_finding(RunResult& result, const std::string& kind, const std::string& text) {
+    const auto same = std::count_if(result.findings.begin(), result.findings.end(),
+                                    [&](const std::string& f) { return f.starts_with(kind + ": "); });
+    if (same < findings_per_kind) result.findings.push_back(kind + ": " + text);
+}
+
+RunResult check_run(const RunFacts& facts) {
+    const Model m = build_model(facts);
+    RunResult r;
+    r.dir = facts.dir;
+    r.faults = static_cast<long>(m.faults.size());
+    r.writes_acked = m.writes_acked;
+    r.refused = m.reads_refused + m.writes_refused;
+    for (const auto& attempts : m.attempts)
+        for (const Attempt& a : attempts) {
+            ++r.attempts;
+            r.granted += a.outcome == Phase::ok;
+            r.unknown += a.outcome == Phase::unknown;
+        }
+    for (const Event& e : m.events) {
+        if (e.op == Op::acquire && e.phase == Phase::fail && e.message == "timed out") ++r.timed_out;
+        if (e.op == Op::release && e.phase == Phase::fail && e.message.find("does not hold") != std::string::npos)
+            ++r.lost_leases;
+    }
+    for (const auto& holds : m.holds)
+        for (const Hold& h : holds)
+            if (h.left_after_release > 0) {
+                ++r.leaked_holds;
+                add_finding(r, "leaked hold", lock_name(h.lock) + " still counted " +
+                                                  std::to_string(h.left_after_release) + " hold(s) of worker " +
+                                                  std::to_string(h.worker) + " after its release of " +
+                                                  describe(facts, h));
+            }
+    for (const std::string& failure : facts.worker_failures) {
+        ++r.worker_failures;
+        add_finding(r, "worker", failure);
+    }
+    check_overlaps(facts, m, r);
+    for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
+    if (facts.fenced) check_tokens(facts, m, r);
+    check_liveness(facts, m, r);
+    return r;
+}
+
+}  // namespace holdfast::check

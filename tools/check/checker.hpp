@@ -1,0 +1,60 @@
+// The checkers: safety (mutual exclusion, lost updates, stale writes, token
+// order, leaked holds, resource integrity) and liveness (re-grant after a
+// holder dies, wake-up after an unlock, unavailability), over one run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace holdfast::check {
+
+/// A count of anomalies of one kind: those the configuration promises to
+/// prevent (violations) and those a fault explains (expected).
+struct Tally {
+    long violations = 0;
+    long expected = 0;
+};
+
+struct RunResult {
+    std::string scenario;
+    std::string primitive;
+    std::uint64_t seed = 0;
+    std::string schedule;
+    std::string dir;
+
+    long attempts = 0, granted = 0, timed_out = 0, unknown = 0;
+    long lost_leases = 0;  // release refused: the lease had run out
+    long writes_acked = 0, refused = 0;  // refused: reads and writes the resource fenced out
+    long faults = 0;
+
+    Tally overlaps, lost_updates, stale_writes, token_order;
+    long leaked_holds = 0;  // release left a hold count behind
+    long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked
+    long worker_failures = 0;
+
+    long regrants = 0, slow_regrants = 0;
+    Nanos regrant_max = 0;
+    std::vector<double> wakeups_ms;  // unlock -> next grant, where someone waited
+    long slow_wakeups = 0;           // over 100 ms where promised
+    Nanos longest_unavailable = 0;
+    long stuck = 0;
+
+    std::vector<std::string> findings;  // the violations, explained (the first few of each kind)
+
+    long violations() const;
+};
+
+/// Checks the run described by `facts`. Throws std::runtime_error naming the
+/// file of a malformed history.
+RunResult check_run(const RunFacts& facts);
+
+/// Liveness, in liveness.cpp.
+void check_liveness(const RunFacts& facts, const Model& model, RunResult& result);
+
+/// Adds a finding, keeping at most a few per kind so a bad run stays readable.
+void add_finding(RunResult& result, const std::string& kind, const std::string& text);
+
+}  // namespace holdfast::check

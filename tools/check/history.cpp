@@ -1,0 +1,120 @@
+#include "history.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace holdfast::check {
+namespace {
+
+constexpr const char* op_names[] = {"acquire", "read", "write", "release"};
+constexpr const char* phase_names[] = {"invoke", "ok", "fail", "unknown"};
+
+template <class Enum, std::size_t N>
+Enum parse_enum(const std::string& word, const char* const (&names)[N], const std::string& where) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (word == names[i]) return static_cast<Enum>(i);
+    throw std::runtime_error(where + ": unknown word '" + word + "'");
+}
+
+// The message is the rest of the line: no newline may end it early.
+std::string one_line(std::string text) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+std::string rest_of(std::istringstream& in) {
+    std::string rest;
+    std::getline(in >> std::ws, rest);
+    return rest;
+}
+
+// Calls parse(line, "file:line") for every non-empty line of `path`.
+template <class Parse>
+void each_line(const std::filesystem::path& path, Parse parse) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read history " + path.string());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number)
+        if (!line.empty()) parse(line, path.string() + ":" + std::to_string(number));
+}
+
+}  // namespace
+
+std::string op_name(Op op) { return op_names[static_cast<int>(op)]; }
+std::string phase_name(Phase phase) { return phase_names[static_cast<int>(phase)]; }
+
+HistoryWriter::HistoryWriter(const std::string& path)
+    : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot open history " + path);
+}
+
+HistoryWriter::~HistoryWriter() { ::close(fd_); }
+
+void HistoryWriter::append(const std::string& line) {
+    if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+        throw std::system_error(errno, std::generic_category(), "cannot append to history " + path_);
+}
+
+void HistoryWriter::write(const Event& e) {
+    std::ostringstream line;
+    line << e.time << ' ' << e.worker << ' ' << op_name(e.op) << ' ' << phase_name(e.phase) << ' ' << e.lock << ' '
+         << e.hold << ' ' << e.token << ' ' << e.value << ' ' << one_line(e.message) << '\n';
+    append(line.str());
+}
+
+void HistoryWriter::write(const Fault& f) {
+    std::ostringstream line;
+    line << f.start << ' ' << f.end << ' ' << nemesis_name(f.kind) << ' ' << f.worker << ' ' << f.lock << ' '
+         << one_line(f.detail) << '\n';
+    append(line.str());
+}
+
+std::vector<Event> read_events(const std::string& dir) {
+    std::vector<Event> events;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string file = entry.path().filename().string();
+        if (!file.starts_with("worker-") || !file.ends_with(".log")) continue;
+        each_line(entry.path(), [&events](const std::string& line, const std::string& where) {
+            std::istringstream in(line);
+            Event e;
+            std::string op, phase;
+            if (!(in >> e.time >> e.worker >> op >> phase >> e.lock >> e.hold >> e.token >> e.value))
+                throw std::runtime_error(where + ": malformed event '" + line + "'");
+            e.op = parse_enum<Op>(op, op_names, where);
+            e.phase = parse_enum<Phase>(phase, phase_names, where);
+            e.message = rest_of(in);
+            events.push_back(std::move(e));
+        });
+    }
+    std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
+    return events;
+}
+
+std::vector<Fault> read_faults(const std::string& dir) {
+    std::vector<Fault> faults;
+    const std::filesystem::path path = std::filesystem::path(dir) / "nemesis.log";
+    if (!std::filesystem::exists(path)) return faults;
+    each_line(path, [&faults](const std::string& line, const std::string& where) {
+        std::istringstream in(line);
+        Fault f;
+        std::string kind;
+        if (!(in >> f.start >> f.end >> kind >> f.worker >> f.lock))
+            throw std::runtime_error(where + ": malformed fault '" + line + "'");
+        f.kind = parse_nemesis(kind);
+        f.detail = rest_of(in);
+        faults.push_back(std::move(f));
+    });
+    std::stable_sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.start < b.start; });
+    return faults;
+}
+
+}  // namespace holdfast::check

@@ -1,0 +1,133 @@
+// Liveness: measured everywhere, counted as a violation only where promised.
+#include <algorithm>
+
+#include "checker.hpp"
+
+namespace holdfast::check {
+namespace {
+
+constexpr Nanos wakeup_promise = 100'000'000;  // 100 ms from unlock to the next grant
+constexpr Nanos regrant_slack = 1'000'000'000;  // re-grant within lease + 1 s of a holder's death
+
+// The first hold of `holds` (sorted by ack) acked after `t`, or nullptr.
+const Hold* first_grant_after(const std::vector<Hold>& holds, Nanos t) {
+    const auto it = std::upper_bound(holds.begin(), holds.end(), t, [](Nanos v, const Hold& h) { return v < h.ack; });
+    return it == holds.end() ? nullptr : &*it;
+}
+
+// A fault other than `ignore` touching [from, to], widened by `after` past its end.
+const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, Nemesis ignore, Nemesis ignore2) {
+    for (const Fault& f : m.faults)
+        if (f.kind != ignore && f.kind != ignore2 && f.start <= to && f.end + after >= from) return &f;
+    return nullptr;
+}
+
+// After a holder is SIGKILLed, its lock is granted again within lease + 1 s
+// of the first moment someone waits for it.
+void check_regrants(const RunFacts& facts, const Model& m, RunResult& r) {
+    const Nanos bound = to_ns(facts.lease) + regrant_slack;
+    for (const Fault& f : m.faults) {
+        if (f.kind != Nemesis::kill_holder || f.lock < 0) continue;
+        const auto& holds = m.holds[f.lock];
+        const Hold* next = first_grant_after(holds, f.start);
+        Nanos waiting = -1;
+        for (const Attempt& a : m.attempts[f.lock])
+            if (a.worker != f.worker && a.done > f.start && (!next || a.invoke <= next->ack))
+                waiting = waiting < 0 ? a.invoke : std::min(waiting, a.invoke);
+        if (waiting < 0) continue;  // nobody wanted it
+        const Nanos from = std::max(f.start, waiting);
+        const Nanos until = next ? next->ack : facts.stop;
+        const Nanos latency = until - from;
+        ++r.regrants;
+        r.regrant_max = std::max(r.regrant_max, latency);
+        if (latency <= bound ||
+            fault_near(m, f.start, until, 0, Nemesis::kill_holder, Nemesis::kill_holder) != nullptr)
+            continue;
+        ++r.slow_regrants;
+        add_finding(r, "slow re-grant",
+                    lock_name(f.lock) + ": worker " + std::to_string(f.worker) + " was killed holding it at " +
+                        at(facts, f.start) + "; " + (next ? "granted again " : "not granted again before the stop, ") +
+                        std::to_string(latency / 1'000'000) + " ms after someone waited (promise: lease + 1 s)");
+    }
+}
+
+// After an unlock with someone waiting, the lock is granted again (to anyone) within 100 ms.
+void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
+    const Nanos shadow = to_ns(facts.lease) + to_ns(facts.timeout);
+    for (int lock = 0; lock < facts.locks; ++lock) {
+        const auto& holds = m.holds[lock];
+        for (const Hold& h : holds) {
+            if (h.release != Phase::ok || h.left_after_release > 0) continue;  // still held: nothing to wake
+            const Attempt* first_out = nullptr;  // the waiter that finished first
+            for (const Attempt& a : m.attempts[lock])
+                if (a.worker != h.worker && a.invoke < h.end && a.done > h.released &&
+                    (!first_out || a.done < first_out->done))
+                    first_out = &a;
+            if (!first_out) continue;
+            const Hold* next = first_grant_after(holds, h.end);
+            if (!next || (first_out->outcome != Phase::ok && first_out->done < next->ack)) continue;
+            const Nanos latency = std::max<Nanos>(0, next->ack - h.released);
+            r.wakeups_ms.push_back(double(latency) / 1e6);
+            if (latency <= wakeup_promise ||
+                fault_near(m, h.end, next->ack, shadow, Nemesis::kill_holder, Nemesis::pause_holder))
+                continue;
+            ++r.slow_wakeups;
+            add_finding(r, "slow wake-up", lock_name(lock) + " released by worker " + std::to_string(h.worker) +
+                                               " at " + at(facts, h.released) + ", granted again only " +
+                                               std::to_string(latency / 1'000'000) + " ms later while " +
+                                               std::to_string(first_out->worker) + " waited (promise: 100 ms)");
+        }
+    }
+}
+
+// Windows in which someone waits for a lock and nobody holds it. One that
+// lasts past every fault by more than two leases plus a timeout is stuck.
+void check_unavailability(const RunFacts& facts, const Model& m, RunResult& r) {
+    const Nanos bound = 2 * to_ns(facts.lease) + to_ns(facts.timeout) + 2'000'000'000;
+    for (int lock = 0; lock < facts.locks; ++lock) {
+        // (time, order, delta waiting, delta holding); holds start before waits end at the same instant.
+        std::vector<std::tuple<Nanos, int, int, int>> steps;
+        for (const Attempt& a : m.attempts[lock]) {
+            steps.emplace_back(a.invoke, 1, 1, 0);
+            steps.emplace_back(a.done, 2, -1, 0);
+        }
+        for (const Hold& h : m.holds[lock]) {
+            steps.emplace_back(h.ack, 0, 0, 1);
+            steps.emplace_back(h.end, 3, 0, -1);
+        }
+        std::sort(steps.begin(), steps.end());
+        int waiting = 0, holding = 0;
+        Nanos open = -1;
+        for (const auto& [t, order, dw, dh] : steps) {
+            waiting += dw;
+            holding += dh;
+            const bool unavailable = waiting > 0 && holding == 0;
+            if (unavailable && open < 0) open = t;
+            if (unavailable || open < 0) continue;
+            const Nanos end = std::min(t, facts.stop);
+            if (end > open) {
+                r.longest_unavailable = std::max(r.longest_unavailable, end - open);
+                Nanos calm = open;  // after the last fault before the window closed
+                for (const Fault& f : m.faults)
+                    if (f.start <= end) calm = std::max(calm, f.end);
+                if (end - calm > bound) {
+                    ++r.stuck;
+                    add_finding(r, "stuck", lock_name(lock) + " was free with waiters from " + at(facts, open) +
+                                                " to " + at(facts, end) + ", " +
+                                                std::to_string((end - calm) / 1'000'000) + " ms after the last fault");
+                }
+            }
+            open = -1;
+        }
+    }
+}
+
+}  // namespace
+
+void check_liveness(const RunFacts& facts, const Model& model, RunResult& result) {
+    check_regrants(facts, model, result);
+    check_wakeups(facts, model, result);
+    check_unavailability(facts, model, result);
+}
+
+}  // namespace holdfast::check

@@ -1,0 +1,84 @@
+// The merged history of one run, as holds and attempts per lock, and the
+// rules for which faults make which anomalies expected (RELIABILITY.md,
+// "What is promised").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "history.hpp"
+#include "resource.hpp"
+
+namespace holdfast::check {
+
+/// One call to acquire, whatever came of it.
+struct Attempt {
+    int worker = 0;
+    long hold = 0;
+    int lock = 0;
+    Nanos invoke = 0;
+    Nanos done = 0;  // its ok/fail/unknown, or the worker's death
+    Phase outcome = Phase::invoke;  // invoke: never completed (the worker died)
+};
+
+/// One granted acquisition: the holder acts as the holder from `ack`
+/// (acquire returned) until `end` (it called release, or died).
+struct Hold {
+    int worker = 0;
+    long hold = 0;
+    int lock = 0;
+    Nanos invoke = 0;
+    Nanos ack = 0;
+    Nanos end = 0;
+    std::int64_t token = -1;
+    Phase release = Phase::invoke;  // invoke: never released (died)
+    Nanos released = 0;             // when release returned
+    std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
+    std::string id() const { return hold_id(worker, hold); }
+};
+
+/// What the checker needs besides the history files.
+struct RunFacts {
+    std::string dir;
+    Duration lease{1000};
+    Duration timeout{1000};
+    bool fenced = false;
+    bool strict = false;  // excuse nothing: every anomaly is a violation
+    int locks = 0;
+    Nanos start = 0;
+    Nanos stop = 0;  // when the workers were told to stop
+    std::vector<std::pair<int, Nanos>> killed;  // worker -> SIGKILL time
+    std::vector<ResourceState> resources;       // per lock
+    std::vector<std::string> worker_failures;   // crashed or hung workers, already described
+};
+
+struct Model {
+    std::vector<Event> events;
+    std::vector<Fault> faults;
+    std::vector<std::vector<Hold>> holds;        // per lock, by ack
+    std::vector<std::vector<Attempt>> attempts;  // per lock, by invoke
+    std::map<std::string, const Hold*> by_id;    // hold id -> hold
+    long reads_refused = 0, writes_refused = 0, writes_acked = 0;
+};
+
+Model build_model(const RunFacts& facts);
+
+/// Which faults can explain an anomaly: any that can end a lease without its
+/// holder knowing, or (lost updates and stale writes under fencing) only one
+/// that lost the token counter, so that two holds shared a token.
+enum class Excusable { by_lease_loss, by_token_reset };
+
+/// Why an anomaly involving `hold` is expected: a fault during it (from its
+/// acquire to its end; a holder's pause only if it is this hold's) that
+/// explains it, or nullopt. Either hold of a pair may be the one whose lease
+/// ended unseen: a holder paused just before its acquire's reply arrived
+/// learns of its grant only after a later holder's.
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& hold, Excusable how);
+
+/// "12.345s" after the run's start, for messages.
+std::string at(const RunFacts& facts, Nanos t);
+
+}  // namespace holdfast::check

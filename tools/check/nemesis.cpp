@@ -1,0 +1,121 @@
+#include "nemesis.hpp"
+
+#include <signal.h>
+
+#include <thread>
+
+#include "sync_redis.hpp"
+
+namespace holdfast::check {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
+
+}  // namespace
+
+NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed,
+                             support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log)
+    : scenario_(scenario), lease_(lease), random_(seed), server_(server), workers_(workers), status_(status), log_(log) {}
+
+Duration NemesisRunner::scaled(double low, double high) {
+    const double factor = std::uniform_real_distribution<double>(low, high)(random_);
+    return Duration(static_cast<Duration::rep>(factor * static_cast<double>(lease_.count())));
+}
+
+Duration NemesisRunner::gap() { return scaled(1.0, 3.0); }
+
+bool NemesisRunner::strike() {
+    const Nemesis kind = scenario_.faults[std::uniform_int_distribution<std::size_t>(0, scenario_.faults.size() - 1)(random_)];
+    const Nanos start = now_ns();
+    switch (kind) {
+        case Nemesis::none:
+            return true;
+        case Nemesis::kill_holder:
+        case Nemesis::pause_holder:
+            return hit_holder(kind);
+        case Nemesis::kill_connections:
+            server_command(kind, {"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"}, start);
+            return true;
+        case Nemesis::kill_pubsub:
+            server_command(kind, {"CLIENT", "KILL", "TYPE", "pubsub"}, start);
+            return true;
+        case Nemesis::script_flush:
+            server_command(kind, {"SCRIPT", "FLUSH"}, start);
+            return true;
+        case Nemesis::debug_sleep: {
+            const Duration sleep = scaled(0.1, 2.0);
+            server_command(kind, {"DEBUG", "SLEEP", std::to_string(double(sleep.count()) / 1000.0)}, start);
+            return true;
+        }
+        case Nemesis::pause_server: {
+            const Duration pause = scaled(0.1, 2.0);
+            server_.pause();
+            std::this_thread::sleep_for(pause);
+            server_.resume();
+            const Nanos end = now_ns();
+            log_.write(Fault{start, end, kind, -1, -1, "SIGSTOP for " + ms_text(end - start)});
+            return true;
+        }
+        case Nemesis::restart_persistent:
+        case Nemesis::restart_volatile: {
+            server_.kill();
+            server_.restart();
+            const Nanos end = now_ns();
+            log_.write(Fault{start, end, kind, -1, -1, "kill -9, back after " + ms_text(end - start)});
+            return true;
+        }
+    }
+    return false;
+}
+
+bool NemesisRunner::hit_holder(Nemesis kind) {
+    // A worker inside its critical section, within one lease.
+    const Nanos give_up = now_ns() + to_ns(lease_);
+    int slot = -1, lock = -1;
+    while (slot < 0 && now_ns() < give_up) {
+        std::vector<int> holding;
+        for (int s = 0; s < workers_.slots(); ++s)
+            if (status_.slots[s].holding.load() >= 0) holding.push_back(s);
+        if (holding.empty()) {
+            std::this_thread::sleep_for(2ms);
+            continue;
+        }
+        slot = holding[std::uniform_int_distribution<std::size_t>(0, holding.size() - 1)(random_)];
+        lock = status_.slots[slot].holding.load();
+    }
+    if (slot < 0) return false;
+    const int worker = workers_.worker_in(slot);
+    if (kind == Nemesis::kill_holder) {
+        const Nanos at = workers_.kill_and_replace(slot);
+        status_.slots[slot].holding.store(-1);
+        log_.write(Fault{at, at, kind, worker, lock, "SIGKILL"});
+        return true;
+    }
+    const Duration pause = scaled(0.5, 3.0);
+    const Nanos start = now_ns();
+    ::kill(workers_.pid_in(slot), SIGSTOP);
+    std::this_thread::sleep_for(pause);
+    ::kill(workers_.pid_in(slot), SIGCONT);
+    const Nanos end = now_ns();
+    log_.write(Fault{start, end, kind, worker, lock, "SIGSTOP for " + ms_text(end - start)});
+    return true;
+}
+
+// On a connection of its own, made for this one command: the server may have
+// been restarted since the last fault.
+void NemesisRunner::server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start) {
+    support::SyncRedis admin(server_.port());
+    auto reply = admin.command(command);
+    const Nanos end = now_ns();
+    if (reply->type == REDIS_REPLY_ERROR)
+        throw std::runtime_error("nemesis " + nemesis_name(kind) + ": the lock server refused " + command[0] + ": " +
+                                 std::string(reply->str, reply->len));
+    std::string detail = command[0] + " " + command[1];
+    if (reply->type == REDIS_REPLY_INTEGER) detail += ": " + std::to_string(reply->integer) + " closed";
+    if (kind == Nemesis::debug_sleep) detail += " " + command[2] + "s";
+    log_.write(Fault{start, end, kind, -1, -1, detail});
+}
+
+}  // namespace holdfast::check

@@ -1,0 +1,41 @@
+// The nemesis: applies one fault at a time, drawn from the run's scenario by
+// the run's seed, to the lock server or to a worker, and logs each one.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "check.hpp"
+#include "history.hpp"
+#include "redis_server.hpp"
+#include "status.hpp"
+#include "workers.hpp"
+
+namespace holdfast::check {
+
+class NemesisRunner {
+public:
+    NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed, support::RedisServer& server,
+                  Workers& workers, StatusPage& status, HistoryWriter& log);
+
+    /// Applies one fault and blocks while it lasts. False if there was nothing
+    /// to hit (no worker inside a critical section within one lease).
+    bool strike();
+    /// How long to wait before the next strike: 1 to 3 leases.
+    Duration gap();
+
+private:
+    bool hit_holder(Nemesis kind);
+    void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
+    Duration scaled(double low, double high);
+
+    const Scenario& scenario_;
+    Duration lease_;
+    std::mt19937_64 random_;
+    support::RedisServer& server_;
+    Workers& workers_;
+    StatusPage& status_;
+    HistoryWriter& log_;
+};
+
+}  // namespace holdfast::check

@@ -1,0 +1,142 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace holdfast::check {
+namespace {
+
+std::string ms(Nanos ns) { return std::to_string((ns + 500'000) / 1'000'000) + "ms"; }
+
+std::string tally(const Tally& t) {
+    return std::to_string(t.violations) + (t.expected ? " (+" + std::to_string(t.expected) + " exp)" : "");
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    return values[std::min(values.size() - 1, static_cast<std::size_t>(p * double(values.size())))];
+}
+
+std::string fixed(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", v);
+    return text;
+}
+
+// Sums the runs of one row.
+struct Row {
+    std::string scenario, primitive;
+    int runs = 0;
+    long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0;
+    Tally overlaps, lost_updates, stale_writes, token_order;
+    long leaks = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0;
+    Nanos regrant_max = 0, unavailable = 0;
+    std::vector<double> wakeups;
+    std::vector<std::uint64_t> failing;
+
+    void add(const RunResult& r) {
+        ++runs;
+        attempts += r.attempts;
+        granted += r.granted;
+        unknown += r.unknown;
+        lost_leases += r.lost_leases;
+        faults += r.faults;
+        refused += r.refused;
+        for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_updates, &r.lost_updates},
+                                {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order}}) {
+            sum->violations += one->violations;
+            sum->expected += one->expected;
+        }
+        leaks += r.leaked_holds;
+        other += r.integrity + r.worker_failures + r.stuck;
+        slow_wakeups += r.slow_wakeups;
+        slow_regrants += r.slow_regrants;
+        regrants += r.regrants;
+        regrant_max = std::max(regrant_max, r.regrant_max);
+        unavailable = std::max(unavailable, r.longest_unavailable);
+        wakeups.insert(wakeups.end(), r.wakeups_ms.begin(), r.wakeups_ms.end());
+        if (r.violations() > 0) failing.push_back(r.seed);
+    }
+};
+
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        out << '|';
+        for (std::size_t c = 0; c < rows[r].size(); ++c)
+            out << ' ' << rows[r][c] << std::string(width[c] - rows[r][c].size(), ' ') << " |";
+        out << '\n';
+        if (r == 0) {
+            out << '|';
+            for (std::size_t c = 0; c < width.size(); ++c) out << std::string(width[c] + 2, '-') << '|';
+            out << '\n';
+        }
+    }
+}
+
+}  // namespace
+
+std::string run_line(const RunResult& r) {
+    return r.scenario + " " + r.primitive + " seed " + std::to_string(r.seed) + " (" + r.schedule + " sections): " +
+           std::to_string(r.granted) + " holds, " + std::to_string(r.faults) + " faults, " +
+           std::to_string(r.overlaps.expected) + " expected overlaps, " + std::to_string(r.violations()) +
+           " violations";
+}
+
+std::string replay_command(const Options& o, const RunResult& r) {
+    return "holdfast-check --nemesis " + r.scenario + " --seed " + std::to_string(r.seed) + " --processes " +
+           std::to_string(o.processes) + " --locks " + std::to_string(o.locks) + " --lease " +
+           std::to_string(o.lease.count()) + "ms --timeout " + std::to_string(o.client_timeout().count()) +
+           "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
+           (r.primitive == "FencedLock" ? " --fenced" : "") + (o.strict ? " --strict" : "") +
+           (o.retake_in_doubt ? " --retake-in-doubt" : "");
+}
+
+void write_report(std::ostream& out, const Options& o, const std::vector<RunResult>& results) {
+    std::vector<Row> rows;
+    for (const RunResult& r : results) {
+        auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const Row& row) { return row.scenario == r.scenario && row.primitive == r.primitive; });
+        if (it == rows.end()) {
+            it = rows.insert(rows.end(), Row());
+            it->scenario = r.scenario;
+            it->primitive = r.primitive;
+        }
+        it->add(r);
+    }
+    std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
+                                                 "leases lost", "faults", "overlaps", "lost updates",
+                                                 "stale writes accepted", "fenced out", "token order", "leaked holds", "other",
+                                                 "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
+                                                 "longest unavailable", "verdict"}};
+    for (const Row& r : rows)
+        table.push_back({r.scenario, r.primitive, std::to_string(r.runs), std::to_string(r.attempts),
+                         std::to_string(r.granted), std::to_string(r.unknown), std::to_string(r.lost_leases),
+                         std::to_string(r.faults), tally(r.overlaps), tally(r.lost_updates), tally(r.stale_writes),
+                         r.primitive == "FencedLock" ? std::to_string(r.refused) : "-", r.primitive == "FencedLock" ? tally(r.token_order) : "-", std::to_string(r.leaks),
+                         std::to_string(r.other),
+                         r.regrants ? ms(r.regrant_max) + (r.slow_regrants ? " (" + std::to_string(r.slow_regrants) +
+                                                                                  " slow)" : "")
+                                    : "-",
+                         fixed(percentile(r.wakeups, 0.5)) + "/" + fixed(percentile(r.wakeups, 0.99)) + "/" +
+                             fixed(percentile(r.wakeups, 1.0)),
+                         std::to_string(r.slow_wakeups), ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
+    print_table(out, table);
+    out << "\nNumbers are violations (promised not to happen); \"+N exp\" are anomalies a fault explains\n"
+           "(a lease that ran out while its holder or the server was stopped, a restart that lost the lock).\n";
+
+    bool any = false;
+    for (const RunResult& r : results) {
+        if (r.violations() == 0) continue;
+        if (!any) out << "\nFailing runs (histories kept in each run's directory):\n";
+        any = true;
+        out << "\n  " << run_line(r) << "\n  replay: " << replay_command(o, r) << "\n  histories: " << r.dir << '\n';
+        for (const auto& f : r.findings) out << "    " << f << '\n';
+    }
+}
+
+}  // namespace holdfast::check

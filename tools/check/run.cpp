@@ -1,0 +1,123 @@
+#include "run.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "nemesis.hpp"
+#include "redis_server.hpp"
+#include "status.hpp"
+#include "workers.hpp"
+
+namespace holdfast::check {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string run_dir(const Options& o, const RunSpec& spec) {
+    return o.out + "/" + spec.scenario.name() + "-" + primitive_name(spec.primitive) + "-seed" +
+           std::to_string(spec.seed);
+}
+
+std::vector<std::string> lock_server_args(const Scenario& scenario) {
+    std::vector<std::string> args{"--enable-debug-command", "local"};
+    if (scenario.has(Nemesis::restart_persistent))
+        for (const char* a : {"--appendonly", "yes", "--appendfsync", "always"}) args.emplace_back(a);
+    return args;
+}
+
+std::string describe_exit(const Workers::Exit& e, const std::string& when) {
+    const std::string how = e.status < 0 ? "did not stop within its deadline and was killed"
+                                         : "exited with status " + std::to_string(e.status);
+    return "worker " + std::to_string(e.worker) + " " + how + " " + when + "; see " + e.log;
+}
+
+// A status line rewritten in place, on a terminal only.
+void show_progress(const Options& o, const RunSpec& spec, Nanos elapsed, StatusPage& page, int slots, long faults) {
+    if (!o.progress || !::isatty(STDERR_FILENO)) return;
+    long holds = 0;
+    for (int s = 0; s < slots; ++s) holds += page.slots[s].acquisitions.load();
+    std::fprintf(stderr, "\r[%d/%d] %s %s seed %llu: %5.1fs/%llds, %ld holds, %ld faults   ", spec.index, spec.total,
+                 spec.scenario.name().c_str(), primitive_name(spec.primitive).c_str(),
+                 static_cast<unsigned long long>(spec.seed), double(elapsed) / 1e9,
+                 static_cast<long long>(o.duration.count() / 1000), holds, faults);
+}
+
+}  // namespace
+
+RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<bool>& interrupted) {
+    const std::string dir = run_dir(o, spec);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::mt19937_64 random(spec.seed);
+    Schedule schedule = o.schedule;
+    if (schedule == Schedule::random)
+        schedule = random() % 2 ? Schedule::long_sections : Schedule::short_sections;
+
+    support::RedisServer lock_server(lock_server_args(spec.scenario));
+    support::RedisServer resource_server;
+    SharedStatus status(dir + "/status", true);
+
+    WorkerOptions base;
+    base.lock_port = lock_server.port();
+    base.resource_port = resource_server.port();
+    base.locks = o.locks;
+    base.lease = o.lease;
+    base.timeout = o.client_timeout();
+    base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
+    base.primitive = spec.primitive;
+    base.retake_in_doubt = o.retake_in_doubt;
+    base.seed = spec.seed;
+    base.status = dir + "/status";
+    Workers workers(base, dir, o.processes);
+    HistoryWriter nemesis_log(dir + "/nemesis.log");
+    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log);
+
+    RunFacts facts;
+    facts.dir = dir;
+    facts.lease = o.lease;
+    facts.timeout = o.client_timeout();
+    facts.fenced = spec.primitive == Primitive::fenced;
+    facts.strict = o.strict;
+    facts.locks = o.locks;
+    facts.start = now_ns();
+    workers.start();
+    const Nanos end = facts.start + to_ns(o.duration);
+    Nanos next_fault = facts.start + to_ns(o.lease);
+    long faults = 0;
+    for (Nanos now = facts.start; now < end && !interrupted.load(); now = now_ns()) {
+        for (const auto& e : workers.reap_unexpected()) facts.worker_failures.push_back(describe_exit(e, "mid-run"));
+        show_progress(o, spec, now - facts.start, status.page(), o.processes, faults);
+        if (!spec.scenario.has(Nemesis::none) && now >= next_fault) {
+            faults += nemesis.strike();
+            next_fault = now_ns() + to_ns(nemesis.gap());
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    facts.stop = now_ns();
+    status.page().stop.store(1);
+    // A worker finishes its hold: one acquire wait, a critical section, calls that may time out.
+    const Nanos deadline = facts.stop + to_ns(o.acquire_wait() + base.max_section + 4 * base.timeout) + 5'000'000'000;
+    for (const auto& e : workers.stop(deadline)) facts.worker_failures.push_back(describe_exit(e, "at the stop"));
+    facts.killed = workers.killed();
+    for (int lock = 0; lock < o.locks; ++lock) facts.resources.push_back(read_resource(resource_server.port(), lock));
+    if (o.progress && ::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);
+
+    RunResult result = check_run(facts);
+    result.scenario = spec.scenario.name();
+    result.primitive = primitive_name(spec.primitive);
+    result.seed = spec.seed;
+    result.schedule = schedule == Schedule::long_sections ? "long" : "short";
+    std::ofstream(dir + "/findings.txt") << [&] {
+        std::string text;
+        for (const auto& f : result.findings) text += f + "\n";
+        return text;
+    }();
+    return result;
+}
+
+}  // namespace holdfast::check

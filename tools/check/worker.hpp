@@ -1,0 +1,15 @@
+// The worker mode of holdfast-check: one client process of the workload.
+#pragma once
+
+#include "check.hpp"
+
+namespace holdfast::check {
+
+/// Runs until the run's status page says stop; returns the exit status.
+/// Throws only for failures outside the lock (the resource, the history file).
+int run_worker(const WorkerOptions& options);
+
+/// Whether this build has FencedLock (include/holdfast/fenced_lock.hpp).
+bool fenced_lock_available();
+
+}  // namespace holdfast::check
