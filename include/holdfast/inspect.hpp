@@ -39,7 +39,7 @@ struct LockState {
         /// permits taken: PermitExpirableSemaphore.
         permit_expirable_semaphore,
         /// A string holding anything else: the `SET name token NX PX` lock of
-        /// go-redsync, node-redlock and redis-plus-plus.
+        /// SimpleLock, go-redsync, node-redlock and redis-plus-plus.
         simple_lock,
         /// Any other key: a list, a set, a hash that is not a lock, ...
         not_a_primitive,

@@ -155,6 +155,16 @@ TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
     EXPECT_EQ(timeless(result.out), "job: locked (simple lock: SET NX PX)\n"
                                     "  ttl: D\n"
                                     "  token: q2rBnx4H0dTLXX0g6JmPyA==\n");
+    // Holdfast's own SimpleLock: its token is the owner id.
+    Client client(config());
+    SimpleLock lock(client, "mine");
+    lock.lock();
+    result = holdfast({"status", "mine"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "mine: locked (simple lock: SET NX PX)\n"
+                                    "  ttl: D\n"
+                                    "  token: " + client.current_owner() + "\n");
+    lock.unlock();
     // Raw bytes print escaped.
     raw->command({"SET", "raw", std::string("a\x01\\b", 4), "PX", "8000"});
     result = holdfast({"status", "raw"});

@@ -186,6 +186,21 @@ TEST_F(Inspect, ASetNxPxStringIsASimpleLock) {
     EXPECT_FALSE(state.fencing_token);
 }
 
+TEST_F(Inspect, HoldfastsOwnSimpleLockReadsBack) {
+    Client client(config());
+    SimpleLock lock(client, "job");
+    lock.lock();
+    const LockState state = inspect(client, "job");
+    EXPECT_EQ(state.kind, Kind::simple_lock);
+    EXPECT_EQ(state.type, "string");
+    EXPECT_EQ(state.token, client.current_owner());
+    ASSERT_TRUE(state.ttl);
+    EXPECT_GT(*state.ttl, 0ms);
+    EXPECT_LE(*state.ttl, 30s);
+    lock.unlock();
+    EXPECT_EQ(inspect(client, "job").kind, Kind::free);
+}
+
 TEST_F(Inspect, HoldfastsOwnSemaphoresAndLatchReadBack) {
     Client client(config());
     Semaphore semaphore(client, "permits");
