@@ -114,8 +114,10 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
 }
 
 CLI::App* add_status(CLI::App& app, std::string& name) {
-    auto* sub = app.add_subcommand("status", "Print whether lock NAME is locked, by whom, and its remaining lease");
-    sub->add_option("NAME", name, "Lock name")->required()->check(non_empty);
+    auto* sub = app.add_subcommand(
+        "status", "Print what NAME holds: a lock's holders and lease, a read-write lock's mode, a fair lock's queue, "
+                  "a fencing token, a semaphore's permits, a latch's count, a simple lock's token");
+    sub->add_option("NAME", name, "Lock (or semaphore, latch) name")->required()->check(non_empty);
     return sub;
 }
 

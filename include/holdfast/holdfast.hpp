@@ -7,6 +7,7 @@
 #include "holdfast/errors.hpp"
 #include "holdfast/fair_lock.hpp"
 #include "holdfast/fenced_lock.hpp"
+#include "holdfast/inspect.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/lock_group.hpp"
 #include "holdfast/multi_lock.hpp"

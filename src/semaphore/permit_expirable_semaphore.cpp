@@ -11,6 +11,7 @@
 #include "primitive/call.hpp"
 #include "primitive/names.hpp"
 #include "semaphore/channel.hpp"
+#include "semaphore/permits.hpp"
 
 namespace holdfast {
 
@@ -21,10 +22,8 @@ namespace {
 
 constexpr std::string_view noun = "permit-expirable semaphore";
 constexpr std::string_view publish_command = "publish";
-/// Redisson's score for a permit without a lease.
-constexpr std::int64_t never = 922337203685477;
+constexpr std::int64_t never = detail::permit_never_expires;
 constexpr std::size_t id_bytes = 16;
-constexpr char hex_digits[] = "0123456789abcdef";
 
 std::int64_t epoch_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -47,16 +46,6 @@ std::string new_permit() {
         for (std::size_t j = 0; j < 8; ++j, word >>= 8) bytes[i + j] = static_cast<char>(word & 0xff);
     }
     return bytes;
-}
-
-std::string to_hex(const std::string& bytes) {
-    std::string hex;
-    hex.reserve(bytes.size() * 2);
-    for (unsigned char byte : bytes) {
-        hex += hex_digits[byte >> 4];
-        hex += hex_digits[byte & 0xf];
-    }
-    return hex;
 }
 
 int hex_value(char c) {
@@ -123,8 +112,8 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     };
     if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
     detail::acquire(core.transport, std::move(request),
-                    [done = std::move(done), id = to_hex(permit)](std::exception_ptr error, bool acquired,
-                                                                  std::int64_t) {
+                    [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
+                                                                              bool acquired, std::int64_t) {
                         done(std::move(error), acquired ? std::optional(id) : std::nullopt);
                     });
 }

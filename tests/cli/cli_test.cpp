@@ -5,7 +5,6 @@ namespace holdfast::testing {
 namespace {
 
 using CliRun = CliTest;
-using CliStatus = CliTest;
 using CliUnlock = CliTest;
 using CliUsage = CliTest;
 
@@ -215,33 +214,6 @@ TEST_F(CliRun, ReportsALockGoneBeforeTheCommandEnded) {
     EXPECT_EQ(result.status, 0);
     EXPECT_NE(result.err.find("the lock job was no longer held when the command exited"), std::string::npos)
         << result.err;
-}
-
-TEST_F(CliStatus, ReportsAFreeLock) {
-    const auto result = holdfast({"status", "job"});
-    EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "job: free\n");
-}
-
-TEST_F(CliStatus, ReportsHolderHoldCountAndTtl) {
-    Client client(config());
-    Lock lock(client, "job");
-    lock.lock();
-    lock.lock();
-    const auto result = holdfast({"status", "job"});
-    EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_TRUE(result.out.starts_with("job: locked\n  ttl: ")) << result.out;
-    EXPECT_NE(result.out.find("  holder: " + client.current_owner() + " (hold count 2)\n"), std::string::npos)
-        << result.out;
-    lock.unlock();
-    lock.unlock();
-}
-
-TEST_F(CliStatus, AKeyOfAnotherTypeExits1) {
-    raw->command({"SET", "job", "x"});
-    const auto result = holdfast({"status", "job"});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_NE(result.err.find("the key holds a string, not a lock"), std::string::npos) << result.err;
 }
 
 TEST_F(CliUnlock, ForceFreesALockHeldByAnotherClient) {

@@ -1,4 +1,5 @@
 // holdfast status and holdfast unlock --force: look at a lock, or break it.
+#include <chrono>
 #include <iostream>
 #include <string_view>
 
@@ -9,10 +10,36 @@
 namespace holdfast::cli {
 namespace {
 
-std::string describe_ttl(Duration ttl) {
-    // remaining_ttl() reports a key without expiry (set by hand) as max().
-    if (ttl == Duration::max()) return "none (the key never expires)";
-    return format_duration(ttl);
+using Kind = LockState::Kind;
+
+std::string describe_ttl(std::optional<Duration> ttl) {
+    return ttl ? format_duration(*ttl) : "none (the key never expires)";
+}
+
+// How far apart two times are, for "in 4.998s" and "1.2s ago".
+std::string between(LockState::TimePoint earlier, LockState::TimePoint later) {
+    return format_duration(std::chrono::duration_cast<Duration>(later - earlier));
+}
+
+// Bytes from Redis (a token, an owner id) as one line of text: unprintable
+// bytes and the backslash as \xNN.
+std::string printable(std::string_view bytes) {
+    std::string text;
+    for (const unsigned char c : bytes) {
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            text += static_cast<char>(c);
+            continue;
+        }
+        constexpr char digits[] = "0123456789abcdef";
+        text += "\\x";
+        text += digits[c >> 4];
+        text += digits[c & 0xf];
+    }
+    return text;
+}
+
+std::string plural(std::int64_t n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + ' ' + (n == 1 ? one : many);
 }
 
 void print_holders(const std::vector<Lock::Holder>& holders, std::string_view label) {
@@ -20,19 +47,83 @@ void print_holders(const std::vector<Lock::Holder>& holders, std::string_view la
         std::cout << "  " << label << ": " << holder.owner << " (hold count " << holder.hold_count << ")\n";
 }
 
+std::string headline(const LockState& state) {
+    switch (state.kind) {
+        case Kind::free: return "free";
+        case Kind::lock: return "locked";
+        case Kind::read_write_lock:
+            return std::string(state.mode == "write" ? "locked for writing" : "locked for reading") +
+                   " (read-write lock)";
+        case Kind::counter: return "semaphore or count-down latch (Redisson stores both as one integer)";
+        case Kind::permit_expirable_semaphore: return "permit-expirable semaphore";
+        case Kind::simple_lock: return "locked (simple lock: SET NX PX)";
+        case Kind::not_a_primitive: break;
+    }
+    return "not a holdfast/Redisson primitive";
+}
+
+void print_holder(const LockState::Holder& holder, std::string_view label) {
+    std::cout << "  " << label << ": " << printable(holder.owner) << " (hold count " << holder.hold_count;
+    if (holder.live_read_holds && *holder.live_read_holds < holder.hold_count)
+        std::cout << ", " << plural(holder.hold_count - *holder.live_read_holds, "lease", "leases") << " expired";
+    std::cout << ")\n";
+}
+
+void print_queue(const LockState& state, LockState::TimePoint now) {
+    if (state.queue.empty()) return;
+    std::cout << "  fair-lock queue: " << state.queue.size() << " waiting\n";
+    for (std::size_t i = 0; i < state.queue.size(); ++i) {
+        const auto& waiter = state.queue[i];
+        std::cout << "    " << i + 1 << ". " << printable(waiter.owner) << " (";
+        if (!waiter.deadline) std::cout << "no deadline";
+        else if (*waiter.deadline >= now) std::cout << "deadline in " << between(now, *waiter.deadline);
+        else
+            std::cout << "deadline passed " << between(*waiter.deadline, now) << " ago; dropped "
+                      << (i == 0 ? "at the next acquire" : "when it reaches the head");
+        std::cout << ")\n";
+    }
+}
+
+void print_permits(const LockState& state, LockState::TimePoint now) {
+    std::cout << "  permits available: " << state.count << '\n';
+    std::cout << "  permits taken: " << state.permits.size() << '\n';
+    for (const auto& permit : state.permits) {
+        std::cout << "    " << permit.id << " (";
+        if (!permit.expires) std::cout << "never expires";
+        else if (*permit.expires >= now) std::cout << "expires in " << between(now, *permit.expires);
+        else std::cout << "expired " << between(*permit.expires, now) << " ago; returned at the next acquire";
+        std::cout << ")\n";
+    }
+}
+
+void print_state(const LockState& state, LockState::TimePoint now) {
+    std::cout << state.name << ": " << headline(state) << '\n';
+    if (state.kind != Kind::free) std::cout << "  ttl: " << describe_ttl(state.ttl) << '\n';
+    for (const auto& holder : state.holders)
+        print_holder(holder, state.kind == Kind::lock ? "holder" : holder.writer ? "writer" : "reader");
+    print_queue(state, now);
+    if (state.fencing_token) std::cout << "  fencing token: " << *state.fencing_token << " (the last handed out)\n";
+    if (state.kind == Kind::counter) {
+        std::cout << "  semaphore: " << plural(state.count, "permit", "permits") << " available\n";
+        std::cout << "  count-down latch: count " << state.count << '\n';
+    }
+    if (state.kind == Kind::permit_expirable_semaphore) print_permits(state, now);
+    if (state.kind == Kind::simple_lock) std::cout << "  token: " << printable(state.token) << '\n';
+}
+
 }  // namespace
 
 int status(const GlobalOptions& global, const std::string& name) {
-    Client client(make_config(global));
-    Lock lock(client, name);
-    const auto holders = lock.holders();  // first: it refuses a key of another type
-    const auto ttl = lock.remaining_ttl();
-    if (holders.empty() || !ttl) {  // no ttl: released between the two queries
-        std::cout << name << ": free\n";
-        return exit_code::ok;
+    const Config config = make_config(global);
+    Client client(config);
+    const LockState state = inspect(client, name);
+    if (state.kind == Kind::not_a_primitive) {
+        warn("cannot show '" + printable(name) + "' on " + config.server_name() + ": the key holds " +
+             printable(state.description) +
+             ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
+        return exit_code::failure;
     }
-    std::cout << name << ": locked\n" << "  ttl: " << describe_ttl(*ttl) << '\n';
-    print_holders(holders, "holder");
+    print_state(state, std::chrono::system_clock::now());
     return exit_code::ok;
 }
 

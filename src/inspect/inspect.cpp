@@ -1,0 +1,214 @@
+// inspect(): TYPE tells which layout to read; the layout's own keys and the
+// side keys that belong with it (queue, token, permits) fill in the rest.
+#include "holdfast/inspect.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <string_view>
+
+#include "client/client_core.hpp"
+#include "primitive/call.hpp"
+#include "primitive/count.hpp"
+#include "primitive/names.hpp"
+#include "semaphore/permits.hpp"
+
+namespace holdfast {
+
+namespace {
+
+using detail::Reply;
+using Kind = LockState::Kind;
+
+/// Lease keys checked per reader, at most: one EXISTS of that many keys.
+constexpr std::int64_t max_read_holds_checked = 1024;
+constexpr std::string_view writer_suffix = ":write";
+
+/// A ZSET score (epoch ms) as a time; nullopt for Redisson's "never" or beyond.
+std::optional<LockState::TimePoint> time_of_score(std::string_view score) {
+    double value = 0;
+    const auto [end, ec] = std::from_chars(score.data(), score.data() + score.size(), value);
+    if (ec != std::errc() || !std::isfinite(value) || value >= static_cast<double>(detail::permit_never_expires))
+        return std::nullopt;
+    return LockState::TimePoint(std::chrono::milliseconds(std::llround(value)));
+}
+
+std::string a_type(const std::string& type) {
+    if (type == "zset") return "a sorted set";
+    return "a " + type;
+}
+
+std::string not_a_hold_count(const std::string& field, const std::string& value) {
+    return "a hash with field '" + field + "' = '" + value + "' (not a hold count)";
+}
+
+/// A read-write lock's hash: mode, readers `<owner>`, the writer `<owner>:write`.
+void decode_read_write_lock(const std::vector<Reply>& fields, LockState& state) {
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+        const std::string& field = fields[i].str;
+        const std::string& value = fields[i + 1].str;
+        if (field == "mode") {
+            if (value != "read" && value != "write") {
+                state.kind = Kind::not_a_primitive;
+                state.description = "a hash with field 'mode' = '" + value + "' (not read or write)";
+                return;
+            }
+            state.mode = value;
+            continue;
+        }
+        const auto count = detail::parse_count(value);
+        if (!count) {
+            state.kind = Kind::not_a_primitive;
+            state.description = not_a_hold_count(field, value);
+            return;
+        }
+        const bool writer = field.ends_with(writer_suffix);
+        LockState::Holder holder{writer ? field.substr(0, field.size() - writer_suffix.size()) : field, *count, writer,
+                                 std::nullopt};
+        if (writer) state.holders.insert(state.holders.begin(), std::move(holder));
+        else state.holders.push_back(std::move(holder));
+    }
+}
+
+/// HGETALL of a hash: a read-write lock if it has a mode, else a reentrant lock.
+void decode_hash(const std::vector<Reply>& fields, LockState& state) {
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
+        if (fields[i].str == "mode") {
+            state.kind = Kind::read_write_lock;
+            return decode_read_write_lock(fields, state);
+        }
+    state.kind = Kind::lock;
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+        const auto count = detail::parse_count(fields[i + 1].str);
+        if (!count) {
+            state.kind = Kind::not_a_primitive;
+            state.description = not_a_hold_count(fields[i].str, fields[i + 1].str);
+            return;
+        }
+        state.holders.push_back({fields[i].str, *count, false, std::nullopt});
+    }
+}
+
+/// ZRANGE ... WITHSCORES as member -> time pairs, lowest score first.
+std::vector<std::pair<std::string, std::optional<LockState::TimePoint>>> scored(const Reply& reply) {
+    std::vector<std::pair<std::string, std::optional<LockState::TimePoint>>> result;
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
+        result.emplace_back(reply.elements[i].str, time_of_score(reply.elements[i + 1].str));
+    return result;
+}
+
+/// The commands, all for keys in `name`'s slot.
+class Inspector {
+public:
+    Inspector(detail::Transport& transport, const std::string& name) : transport_(transport), name_(name) {}
+
+    LockState run() {
+        LockState state;
+        state.name = name_;
+        state.type = query(name_, {"TYPE", name_}).str;
+        if (state.type == "none") return with_side_keys(std::move(state));
+        const Reply ttl = query(name_, {"PTTL", name_});
+        if (ttl.integer == -2) return free();
+        if (ttl.integer >= 0) state.ttl = LockState::Duration(ttl.integer);
+        if (state.type == "hash") return read_hash(std::move(state));
+        if (state.type == "string") return read_string(std::move(state));
+        state.kind = Kind::not_a_primitive;
+        state.description = a_type(state.type);
+        return state;
+    }
+
+private:
+    Reply query(const std::string& key, std::vector<std::string_view> args) {
+        return detail::query(transport_, key, "inspect", std::move(args));
+    }
+
+    // Deleted while read: what is left is a free name and its side keys.
+    LockState free() {
+        LockState state;
+        state.name = name_;
+        return with_side_keys(std::move(state));
+    }
+
+    LockState read_hash(LockState state) {
+        const Reply fields = query(name_, {"HGETALL", name_});
+        if (fields.elements.empty()) return free();
+        decode_hash(fields.elements, state);
+        if (state.kind == Kind::read_write_lock)
+            for (auto& holder : state.holders)
+                if (!holder.writer) holder.live_read_holds = live_read_holds(holder);
+        return with_side_keys(std::move(state));
+    }
+
+    LockState read_string(LockState state) {
+        Reply value = query(name_, {"GET", name_});
+        if (value.is_nil()) return free();
+        if (const auto count = detail::parse_count(value.str)) {
+            state.kind = Kind::counter;
+            state.count = *count;
+        } else {
+            state.kind = Kind::simple_lock;
+            state.token = std::move(value.str);
+        }
+        return with_side_keys(std::move(state));
+    }
+
+    // The keys beside `name` that belong with its kind.
+    LockState with_side_keys(LockState state) {
+        if (state.kind == Kind::free || state.kind == Kind::lock) {
+            read_queue(state);
+            read_fencing_token(state);
+        }
+        if (state.kind == Kind::free || state.kind == Kind::counter) read_permits(state);
+        return state;
+    }
+
+    std::optional<std::int64_t> live_read_holds(const LockState::Holder& reader) {
+        if (reader.hold_count <= 0 || reader.hold_count > max_read_holds_checked) return std::nullopt;
+        std::vector<std::string> keys;
+        for (std::int64_t n = 1; n <= reader.hold_count; ++n)
+            keys.push_back(detail::suffixed_name(name_, reader.owner + ":rwlock_timeout:" + std::to_string(n)));
+        std::vector<std::string_view> args{"EXISTS"};
+        args.insert(args.end(), keys.begin(), keys.end());
+        return query(keys.front(), std::move(args)).integer;
+    }
+
+    void read_queue(LockState& state) {
+        const std::string queue = detail::prefixed_name("redisson_lock_queue", name_);
+        const Reply waiters = query(queue, {"LRANGE", queue, "0", "-1"});
+        if (waiters.elements.empty()) return;
+        const std::string timeouts = detail::prefixed_name("redisson_lock_timeout", name_);
+        const auto deadlines = scored(query(timeouts, {"ZRANGE", timeouts, "0", "-1", "WITHSCORES"}));
+        for (const auto& waiter : waiters.elements) {
+            LockState::Waiter entry{waiter.str, std::nullopt};
+            for (const auto& [owner, deadline] : deadlines)
+                if (owner == waiter.str) entry.deadline = deadline;
+            state.queue.push_back(std::move(entry));
+        }
+    }
+
+    void read_fencing_token(LockState& state) {
+        const std::string key = detail::prefixed_name("redisson_lock_token", name_);
+        const Reply token = query(key, {"GET", key});
+        if (!token.is_nil()) state.fencing_token = detail::parse_count(token.str);
+    }
+
+    void read_permits(LockState& state) {
+        const std::string key = detail::suffixed_name(name_, "timeout");
+        const auto permits = scored(query(key, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
+        if (permits.empty()) return;
+        state.kind = Kind::permit_expirable_semaphore;
+        for (const auto& [id, expires] : permits) state.permits.push_back({detail::permit_hex(id), expires});
+    }
+
+    detail::Transport& transport_;
+    const std::string& name_;
+};
+
+}  // namespace
+
+LockState inspect(Client& client, const std::string& name) {
+    if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");
+    return Inspector(client.core().transport, name).run();
+}
+
+}  // namespace holdfast

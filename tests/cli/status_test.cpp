@@ -1,0 +1,175 @@
+// holdfast status: each primitive's layout, written by the real primitive where
+// holdfast has it, else with the raw commands Redisson (or redsync) sends.
+#include <regex>
+
+#include "cli/cli_process.hpp"
+#include "inspect/layouts.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+using CliStatus = CliTest;
+
+std::int64_t epoch_ms() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// The output with every duration (850ms, 29.873s) as D: the rest is exact.
+std::string timeless(const std::string& out) {
+    static const std::regex duration(R"(\b[0-9]+(\.[0-9]+)?m?s\b)");
+    return std::regex_replace(out, duration, "D");
+}
+
+TEST_F(CliStatus, ReportsAFreeLock) {
+    const auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.out, "job: free\n");
+}
+
+TEST_F(CliStatus, ReportsHolderHoldCountAndTtl) {
+    Client client(config());
+    Lock lock(client, "job");
+    lock.lock();
+    lock.lock();
+    const auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "job: locked\n"
+                                    "  ttl: D\n"
+                                    "  holder: " + client.current_owner() + " (hold count 2)\n");
+    lock.unlock();
+    lock.unlock();
+}
+
+TEST_F(CliStatus, AKeyOfAnotherTypeExits1) {
+    raw->command({"RPUSH", "job", "x"});
+    const auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, "holdfast: cannot show 'job' on " + config().server_name() +
+                              ": the key holds a list, not a lock or any other holdfast/Redisson primitive; pick "
+                              "another name or delete the key\n");
+}
+
+TEST_F(CliStatus, AHashThatIsNotALockExits1) {
+    raw->command({"HSET", "job", "color", "blue"});
+    const auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_NE(result.err.find("the key holds a hash with field 'color' = 'blue' (not a hold count), not a lock"),
+              std::string::npos)
+        << result.err;
+}
+
+TEST_F(CliStatus, ShowsAFairLocksQueueWithEachWaitersDeadline) {
+    QueuedFairLock fair(config(), *raw, "job");
+    ASSERT_TRUE(fair.ready());
+    // Behind it a Redisson waiter (five-minute budget) and a dead one whose deadline has passed.
+    fair.append("java:1", epoch_ms() + 300000);
+    fair.append("dead:1", epoch_ms() - 2000);
+
+    const auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "job: locked\n"
+                                    "  ttl: D\n"
+                                    "  holder: " + fair.holder() + " (hold count 1)\n"
+                                    "  fair-lock queue: 3 waiting\n"
+                                    "    1. " + fair.waiter() + " (deadline in D)\n"
+                                    "    2. java:1 (deadline in D)\n"
+                                    "    3. dead:1 (deadline passed D ago; dropped when it reaches the head)\n");
+}
+
+TEST_F(CliStatus, ShowsTheLastFencingTokenHeldOrFree) {
+    Client client(config());
+    FencedLock lock(client, "ledger");
+    const std::string token = std::to_string(lock.lock_and_get_token());
+    auto result = holdfast({"status", "ledger"});
+    EXPECT_EQ(timeless(result.out), "ledger: locked\n"
+                                    "  ttl: D\n"
+                                    "  holder: " + client.current_owner() + " (hold count 1)\n"
+                                    "  fencing token: " + token + " (the last handed out)\n");
+    lock.unlock();
+    result = holdfast({"status", "ledger"});
+    EXPECT_EQ(result.out, "ledger: free\n  fencing token: " + token + " (the last handed out)\n");
+}
+
+TEST_F(CliStatus, ShowsAReadLocksReadersAndExpiredReadLeases) {
+    Client client(config());
+    ReadWriteLock rw(client, "doc");
+    const std::string other = hold_reads(client, rw);
+    raw->command({"DEL", "{doc}:" + client.current_owner() + ":rwlock_timeout:1"});
+    const auto result = holdfast({"status", "doc"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "doc: locked for reading (read-write lock)\n"
+                                    "  ttl: D\n"
+                                    "  reader: " + client.current_owner() + " (hold count 2, 1 lease expired)\n"
+                                    "  reader: " + other + " (hold count 1)\n");
+}
+
+TEST_F(CliStatus, ShowsAWriteLocksWriterAndItsDowngradedReads) {
+    Client client(config());
+    ReadWriteLock rw(client, "doc");
+    rw.write_lock().lock();
+    rw.read_lock().lock();
+    const auto result = holdfast({"status", "doc"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "doc: locked for writing (read-write lock)\n"
+                                    "  ttl: D\n"
+                                    "  writer: " + client.current_owner() + " (hold count 1)\n"
+                                    "  reader: " + client.current_owner() + " (hold count 1)\n");
+    rw.read_lock().unlock();
+    rw.write_lock().unlock();
+}
+
+TEST_F(CliStatus, ShowsACounterAsBothSemaphoreAndLatch) {
+    raw->command({"SET", "gate", "1", "NX"});  // RSemaphore.trySetPermits(1), RCountDownLatch.trySetCount(1)
+    const auto result = holdfast({"status", "gate"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.out, "gate: semaphore or count-down latch (Redisson stores both as one integer)\n"
+                          "  ttl: none (the key never expires)\n"
+                          "  semaphore: 1 permit available\n"
+                          "  count-down latch: count 1\n");
+}
+
+TEST_F(CliStatus, ShowsAnExpirableSemaphoresPermitsWithExpiries) {
+    raw->command({"SET", "pool", "2"});
+    raw->command({"ZADD", "{pool}:timeout", "922337203685477", std::string(16, '\x01'),
+                  std::to_string(epoch_ms() + 60000), std::string(16, '\xfe'), std::to_string(epoch_ms() - 500),
+                  std::string(16, '\0')});
+    const auto result = holdfast({"status", "pool"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "pool: permit-expirable semaphore\n"
+                                    "  ttl: none (the key never expires)\n"
+                                    "  permits available: 2\n"
+                                    "  permits taken: 3\n"
+                                    "    00000000000000000000000000000000 (expired D ago; returned at the next "
+                                    "acquire)\n"
+                                    "    fefefefefefefefefefefefefefefefe (expires in D)\n"
+                                    "    01010101010101010101010101010101 (never expires)\n");
+}
+
+TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
+    // As go-redsync writes it: 16 random bytes in base64, SET NX PX.
+    raw->command({"SET", "job", "q2rBnx4H0dTLXX0g6JmPyA==", "NX", "PX", "8000"});
+    auto result = holdfast({"status", "job"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "job: locked (simple lock: SET NX PX)\n"
+                                    "  ttl: D\n"
+                                    "  token: q2rBnx4H0dTLXX0g6JmPyA==\n");
+    // Holdfast's own SimpleLock: its token is the owner id.
+    Client client(config());
+    SimpleLock lock(client, "mine");
+    lock.lock();
+    result = holdfast({"status", "mine"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(timeless(result.out), "mine: locked (simple lock: SET NX PX)\n"
+                                    "  ttl: D\n"
+                                    "  token: " + client.current_owner() + "\n");
+    lock.unlock();
+    // Raw bytes print escaped.
+    raw->command({"SET", "raw", std::string("a\x01\\b", 4), "PX", "8000"});
+    result = holdfast({"status", "raw"});
+    EXPECT_NE(result.out.find("  token: a\\x01\\x5cb\n"), std::string::npos) << result.out;
+}
+
+}  // namespace
+}  // namespace holdfast::testing
