@@ -105,10 +105,16 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     request.backoff = detail::Backoff{};
     if (wait) request.deadline = Clock::now() + *wait;
     request.attempt = [state = state_, owners, used, valid_until, &home](std::function<void(Attempt)> report) {
-        round(state, owners, used, [valid_until, &home, report](Attempt attempt, Clock::time_point until) {
+        // The skeleton runs on the home loop; a round ends on any member's. The
+        // report is moved out there, so no closure left on another loop keeps
+        // the operation (and its timer on the home loop) alive.
+        auto slot = std::make_shared<std::function<void(Attempt)>>(std::move(report));
+        round(state, owners, used, [valid_until, &home, slot](Attempt attempt, Clock::time_point until) {
             *valid_until = until;
-            // The skeleton runs on the home loop; the round ended on any server's.
-            home.run_on_loop([report, attempt] { report(attempt); });
+            home.run_on_loop([slot, attempt] {
+                auto report = std::move(*slot);
+                report(attempt);
+            });
         });
     };
     detail::acquire(home, std::move(request),
