@@ -17,6 +17,10 @@
 
 namespace holdfast {
 
+namespace detail {
+class Transport;
+}
+
 /// Base of MultiLock (all of its locks) and RedLock (a quorum of them): a fixed
 /// set of Lock objects of any kinds, on any clients, acquired and released
 /// together for one owner. This class supplies the blocking, std Lockable /
@@ -96,6 +100,11 @@ protected:
 
 private:
     friend class detail::TimedTries<LockGroup>;
+
+    /// std::invalid_argument for a lease <= 0 or a negative wait.
+    void check(std::optional<Duration> wait, std::optional<Duration> lease) const;
+    /// The transport a blocking call waits on; std::logic_error on any member's loop thread.
+    detail::Transport& blocking_transport() const;
 
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
     bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);

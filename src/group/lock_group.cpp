@@ -8,7 +8,7 @@
 
 #include "lock/access.hpp"
 #include "primitive/arguments.hpp"
-#include "primitive/blocking.hpp"
+#include "primitive/call.hpp"
 
 namespace holdfast {
 
@@ -59,18 +59,21 @@ LockGroup::Owners LockGroup::same_owner(const std::string& owner) const {
     return Owners(locks_.size(), owner);
 }
 
-bool LockGroup::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+void LockGroup::check(std::optional<Duration> wait, std::optional<Duration> lease) const {
     detail::check_lease(lease);
     if (wait) detail::check_wait(*wait);
-    for (const Lock& lock : locks_)
-        if (detail::LockAccess::core(lock).transport.on_loop_thread())
-            throw std::logic_error("holdfast: blocking call of a " + description_ +
-                                   " on a client's event loop thread (from a callback); it would wait forever. "
-                                   "Use the async_ members or another thread");
-    detail::BlockingResult<bool> result;
-    acquire(current_owners(), wait, lease,
-            [&result](std::exception_ptr error, bool acquired) { result.set(std::move(error), acquired); });
-    return result.get();
+}
+
+// Blocking on any member's loop thread would wait for that very thread.
+detail::Transport& LockGroup::blocking_transport() const {
+    for (const Lock& lock : locks_) detail::refuse_loop_thread(detail::LockAccess::core(lock).transport);
+    return detail::LockAccess::core(locks_.front()).transport;
+}
+
+bool LockGroup::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+    check(wait, lease);
+    return detail::block<bool>(blocking_transport(),
+                               [&](Acquired done) { acquire(current_owners(), wait, lease, std::move(done)); });
 }
 
 void LockGroup::lock() { acquire_blocking(std::nullopt, std::nullopt); }
@@ -82,13 +85,9 @@ bool LockGroup::try_lock() { return acquire_blocking(Duration::zero(), std::null
 bool LockGroup::try_lock_for_ms(Duration wait, std::optional<Duration> lease) { return acquire_blocking(wait, lease); }
 
 void LockGroup::unlock() {
-    for (const Lock& lock : locks_)
-        if (detail::LockAccess::core(lock).transport.on_loop_thread())
-            throw std::logic_error("holdfast: blocking unlock of a " + description_ +
-                                   " on a client's event loop thread; use async_unlock");
-    detail::BlockingResult<bool> result;
-    release(current_owners(), [&result](std::exception_ptr error) { result.set(std::move(error), true); });
-    result.get();
+    detail::block<bool>(blocking_transport(), [&](auto done) {
+        release(current_owners(), [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+    });
 }
 
 std::stop_token LockGroup::lease_lost_token() const { return lost(current_owners()); }
@@ -96,36 +95,20 @@ std::stop_token LockGroup::lease_lost_token() const { return lost(current_owners
 std::stop_token LockGroup::lease_lost_token(const std::string& owner) const { return lost(same_owner(owner)); }
 
 std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
-    detail::check_lease(lease);
-    detail::check_wait(wait);
-    auto promise = std::make_shared<std::promise<bool>>();
-    auto future = promise->get_future();
-    acquire(same_owner(owner), wait, lease, [promise](std::exception_ptr error, bool acquired) {
-        if (error) promise->set_exception(error);
-        else promise->set_value(acquired);
-    });
-    return future;
+    check(wait, lease);
+    return detail::future_of<bool>([&](Acquired done) { acquire(same_owner(owner), wait, lease, std::move(done)); });
 }
 
 std::future<void> LockGroup::async_lock(std::string owner, std::optional<Duration> lease) {
-    detail::check_lease(lease);
-    auto promise = std::make_shared<std::promise<void>>();
-    auto future = promise->get_future();
-    acquire(same_owner(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool) {
-        if (error) promise->set_exception(error);
-        else promise->set_value();
+    check(std::nullopt, lease);
+    return detail::future_of<void>([&](Released done) {
+        acquire(same_owner(owner), std::nullopt, lease,
+                [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
     });
-    return future;
 }
 
 std::future<void> LockGroup::async_unlock(std::string owner) {
-    auto promise = std::make_shared<std::promise<void>>();
-    auto future = promise->get_future();
-    release(same_owner(owner), [promise](std::exception_ptr error) {
-        if (error) promise->set_exception(error);
-        else promise->set_value();
-    });
-    return future;
+    return detail::future_of<void>([&](Released done) { release(same_owner(owner), std::move(done)); });
 }
 
 }  // namespace holdfast
