@@ -394,7 +394,10 @@ void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
             expired.push_back(std::move(waiting_.front()));
             waiting_.pop_front();
         }
-        reason = last_error_.empty() ? "still connecting" : last_error_;
+        // A peer that accepted but never answered is not "still connecting".
+        if (!last_error_.empty()) reason = last_error_;
+        else if (state_ == State::handshake) reason = "connected, but no answer to the handshake (PING) yet";
+        else reason = "still connecting";
     }
     if (expired.empty()) return;
     auto timeout_error = error ? error
