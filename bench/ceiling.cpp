@@ -99,7 +99,7 @@ BenchRun run_benchmark(std::uint16_t port, long requests, bool pipelined, const 
 }
 
 // SCRIPT LOAD returns the SHA1 the server will know it by; it must match ours.
-std::string load_script(support::SyncRedis& raw, const scripts::Script& script) {
+std::string load_script(support::SyncRedis& raw, const detail::Script& script) {
     const std::string sha = raw.string({"SCRIPT", "LOAD", script.body});
     if (sha != script.sha1)
         throw std::runtime_error(std::string("SCRIPT LOAD of ") + script.name + " gave " + sha + ", embedded SHA1 is " +

@@ -10,7 +10,3 @@ struct Script {
 };
 
 }  // namespace holdfast::detail
-
-namespace holdfast::scripts {
-using holdfast::detail::Script;
-}
