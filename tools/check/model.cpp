@@ -103,7 +103,11 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
     const Nanos half_lease = to_ns(facts.lease) / 2;
     const Nanos slack = how == Excusable::by_queue_loss ? reconnect_slack + to_ns(facts.timeout) : 0;
     for (const Fault& f : model.faults) {
-        if (f.end + slack < window.from || f.start > window.to) continue;
+        // A semaphore that lost its count is set afresh while holders from
+        // before the restart still hold permits, which they then release on
+        // top: it may have more than N permits for the rest of the run.
+        const bool lasting = facts.semaphore() && f.kind == Nemesis::restart_volatile;
+        if ((f.end + slack < window.from && !lasting) || f.start > window.to) continue;
         const Nanos length = f.end - f.start;
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
         if (how == Excusable::by_token_reset) {
