@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore), set if absent")
         ->capture_default_str()
-        ->check(CLI::Range(1, check::max_processes));
+        ->check(CLI::PositiveNumber);
     app.add_flag("--fenced", fenced, "Same as --primitive fenced: FencedLock, the resource refusing stale tokens");
     app.add_option("--schedule", schedule, "Critical sections: short (0-lease/5), long (0-2 x lease) or random per seed")
         ->capture_default_str()
