@@ -24,6 +24,26 @@ constexpr NemesisName names[] = {
     {Nemesis::debug_sleep, "debug-sleep"},
 };
 
+struct PrimitiveName {
+    Primitive primitive;
+    const char* flag;
+    const char* name;
+};
+
+constexpr PrimitiveName primitive_names[] = {
+    {Primitive::rlock, "rlock", "RLock"},
+    {Primitive::fenced, "fenced", "FencedLock"},
+    {Primitive::fair, "fair", "FairLock"},
+    {Primitive::rwlock, "rwlock", "ReadWriteLock"},
+    {Primitive::semaphore, "semaphore", "Semaphore"},
+};
+
+const PrimitiveName& entry_of(Primitive p) {
+    for (const auto& entry : primitive_names)
+        if (entry.primitive == p) return entry;
+    return primitive_names[0];
+}
+
 std::vector<std::string> split(const std::string& text, char separator) {
     std::vector<std::string> parts;
     std::istringstream in(text);
@@ -90,7 +110,22 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
     return scenarios;
 }
 
-std::string primitive_name(Primitive p) { return p == Primitive::fenced ? "FencedLock" : "RLock"; }
+std::string primitive_name(Primitive p) { return entry_of(p).name; }
+
+std::string primitive_flag(Primitive p) { return entry_of(p).flag; }
+
+std::vector<Primitive> parse_primitives(const std::string& text) {
+    if (text == "both") return {Primitive::rlock, Primitive::fenced};
+    std::vector<Primitive> every;
+    std::string valid;
+    for (const auto& entry : primitive_names) {
+        if (text == entry.flag) return {entry.primitive};
+        every.push_back(entry.primitive);
+        valid += std::string(entry.flag) + ", ";
+    }
+    if (text == "all") return every;
+    throw UsageError("unknown primitive '" + text + "' (valid: " + valid + "both, all)");
+}
 
 std::string lock_name(int lock) { return "check:lock:" + std::to_string(lock); }
 

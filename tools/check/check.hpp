@@ -63,9 +63,24 @@ struct Scenario {
 /// "all" (each nemesis alone, in turn) or a comma list of scenarios "a,b+c".
 std::vector<Scenario> parse_scenarios(const std::string& text);
 
-/// Which lock the workers take.
-enum class Primitive { rlock, fenced };
+/// Which primitive the workers take. primitive_flag() is the --primitive
+/// spelling, primitive_name() the report's.
+enum class Primitive {
+    rlock,      // Lock (Redisson's RLock)
+    fenced,     // FencedLock; the resource refuses stale tokens
+    fair,       // FairLock: also checked for first-come, first-served grants
+    rwlock,     // ReadWriteLock: each hold takes the read or the write side at random
+    semaphore,  // Semaphore: each hold is one of its `permits` permits
+};
 std::string primitive_name(Primitive p);
+std::string primitive_flag(Primitive p);
+/// One --primitive spelling, "both" (rlock and fenced) or "all"; throws
+/// UsageError listing the valid names.
+std::vector<Primitive> parse_primitives(const std::string& text);
+
+/// The wait budget of the workload's FairLocks (FairLock's default): a waiter
+/// lost in the queue holds up the waiters behind it for about this long.
+constexpr Duration fair_wait_budget{5000};
 
 /// Critical-section lengths: short (0 to lease/5) or long (0 to 2 x lease,
 /// renewed by the watchdog meanwhile); random picks one per run from the seed.
@@ -82,6 +97,7 @@ struct Options {
     Schedule schedule = Schedule::random;
     std::vector<Scenario> scenarios;
     std::vector<Primitive> primitives{Primitive::rlock};
+    std::int64_t permits = 2;  // Semaphore: each semaphore's permits, set if absent
     std::string out;
     bool progress = true;
     bool strict = false;  // count anomalies a fault explains as violations too
@@ -103,6 +119,7 @@ struct WorkerOptions {
     Duration timeout{1000};
     Duration max_section{200};
     Primitive primitive = Primitive::rlock;
+    std::int64_t permits = 2;  // Semaphore: the count set before each acquire if absent
     /// After a call on a lock failed with an unknown outcome, take that lock
     /// again at once (a naive retry loop) instead of leaving it alone for
     /// 2 x (lease + timeout): exposes the re-entry leak described in RELIABILITY.md.

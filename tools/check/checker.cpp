@@ -5,46 +5,50 @@
 #include <set>
 
 namespace holdfast::check {
+
+std::string describe(const RunFacts& facts, const Hold& h) {
+    return "hold " + h.id() + " (worker " + std::to_string(h.worker) + ", " + (h.shared() ? "read, " : "") +
+           at(facts, h.ack) + ".." + at(facts, h.end) + (h.token >= 0 ? ", token " + std::to_string(h.token) : "") +
+           ")";
+}
+
 namespace {
 
 constexpr int findings_per_kind = 3;
 
-std::string describe(const RunFacts& facts, const Hold& h) {
-    return "hold " + h.id() + " (worker " + std::to_string(h.worker) + ", " + at(facts, h.ack) + ".." +
-           at(facts, h.end) + (h.token >= 0 ? ", token " + std::to_string(h.token) : "") + ")";
-}
-
-// Counts an anomaly between two holds of one lock as expected or a violation.
-void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
-           const Hold& a, const Hold& b, Excusable how, const std::string& what) {
-    auto why = excuse(facts, m, a, how);
-    if (!why) why = excuse(facts, m, b, how);
-    if (why) {
-        ++tally.expected;
-        return;
-    }
-    ++tally.violations;
-    add_finding(r, kind, what + ": " + describe(facts, a) + " and " + describe(facts, b));
-}
-
-// Mutual exclusion: no two holds of a lock overlap.
+// Mutual exclusion: no two holds of a lock overlap unless both are shared
+// (read holds of a ReadWriteLock); no more than N holds of an N-permit
+// semaphore overlap.
 void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const auto& holds : m.holds)
-        for (std::size_t i = 0; i < holds.size(); ++i)
-            for (std::size_t j = i + 1; j < holds.size() && holds[j].ack < holds[i].end; ++j)
-                judge(facts, m, r, r.overlaps, "overlap", holds[i], holds[j], Excusable::by_lease_loss,
-                      "two holders of " + lock_name(holds[i].lock) + " at once");
+        for (std::size_t j = 0; j < holds.size(); ++j) {
+            const Hold& h = holds[j];
+            std::vector<const Hold*> others;  // earlier grants still held when h was granted
+            for (std::size_t i = 0; i < j; ++i)
+                if (holds[i].end > h.ack && !(holds[i].shared() && h.shared())) others.push_back(&holds[i]);
+            if (facts.semaphore()) {
+                if (static_cast<std::int64_t>(others.size()) < facts.permits) continue;
+                others.push_back(&h);
+                judge(facts, m, r, r.overlaps, "overlap", others, Excusable::by_lease_loss,
+                      std::to_string(others.size()) + " holders of the " + std::to_string(facts.permits) +
+                          " permits of " + lock_name(h.lock) + " at once");
+                continue;
+            }
+            for (const Hold* other : others)
+                judge(facts, m, r, r.overlaps, "overlap", {other, &h}, Excusable::by_lease_loss,
+                      "two holders of " + lock_name(h.lock) + " at once");
+        }
 }
 
 // Lost updates, stale writes and integrity, from the resource's own log.
 void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& r) {
     const ResourceState& state = facts.resources[lock];
     // Fencing exists to stop these; only a lost token counter can explain them then.
-    const Excusable excusable = facts.fenced ? Excusable::by_token_reset : Excusable::by_lease_loss;
+    const Excusable excusable = facts.fenced() ? Excusable::by_token_reset : Excusable::by_lease_loss;
     std::map<std::string, std::size_t> read_at;  // hold -> log position of its read
     std::int64_t current = 0;
     // Grant order: the token under fencing, the acquire's return otherwise.
-    auto rank = [&](const Hold& h) { return facts.fenced ? h.token : h.ack; };
+    auto rank = [&](const Hold& h) { return facts.fenced() ? h.token : h.ack; };
     const Hold* newest = nullptr;  // highest-ranked hold the resource has accepted an operation of
     for (std::size_t i = 0; i < state.log.size(); ++i) {
         const auto& entry = state.log[i];
@@ -56,6 +60,7 @@ void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& 
             continue;
         }
         const Hold& h = *found->second;
+        if (entry.kind == 'a') continue;  // a semaphore's hold only adds itself to the set: no counter
         if (entry.kind == 'r') read_at[entry.hold] = i;
         if (entry.kind == 'w') {
             if (entry.value != current + 1) {
@@ -63,7 +68,7 @@ void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& 
                 const std::size_t from = read_at.count(entry.hold) ? read_at[entry.hold] : 0;
                 for (std::size_t j = from + 1; j < i; ++j) {
                     if (state.log[j].kind != 'w' || !m.by_id.count(state.log[j].hold)) continue;
-                    judge(facts, m, r, r.lost_updates, "lost update", h, *m.by_id.at(state.log[j].hold), excusable,
+                    judge(facts, m, r, r.lost_updates, "lost update", {&h, m.by_id.at(state.log[j].hold)}, excusable,
                           lock_name(lock) + ": " + entry.hold + " wrote " + std::to_string(entry.value) +
                               " computed from a stale read, over " + std::to_string(current) + " written by " +
                               state.log[j].hold);
@@ -71,7 +76,7 @@ void check_resource(const RunFacts& facts, const Model& m, int lock, RunResult& 
             }
             current = entry.value;
             if (newest && newest != &h && rank(h) < rank(*newest))
-                judge(facts, m, r, r.stale_writes, "stale write", h, *newest, excusable,
+                judge(facts, m, r, r.stale_writes, "stale write", {&h, newest}, excusable,
                       lock_name(lock) + ": the resource accepted a write from a superseded holder");
         }
         if (!newest || rank(h) > rank(*newest)) newest = &h;
@@ -127,9 +132,23 @@ void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
 
 }  // namespace
 
+void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
+           const std::vector<const Hold*>& holds, Excusable how, const std::string& what) {
+    for (const Hold* h : holds)
+        if (excuse(facts, m, h->window(), how)) {
+            ++tally.expected;
+            return;
+        }
+    ++tally.violations;
+    std::string text = what + ":";
+    for (std::size_t i = 0; i < holds.size(); ++i)
+        text += (i == 0 ? " " : i + 1 == holds.size() ? " and " : ", ") + describe(facts, *holds[i]);
+    add_finding(r, kind, text);
+}
+
 long RunResult::violations() const {
     return overlaps.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
-           leaked_holds + integrity + worker_failures + slow_regrants + slow_wakeups + stuck;
+           fifo.violations + leaked_holds + integrity + worker_failures + slow_regrants + slow_wakeups + stuck;
 }
 
 void add_finding(RunResult& result, const std::string& kind, const std::string& text) {
@@ -171,7 +190,8 @@ RunResult check_run(const RunFacts& facts) {
     }
     check_overlaps(facts, m, r);
     for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
-    if (facts.fenced) check_tokens(facts, m, r);
+    if (facts.fenced()) check_tokens(facts, m, r);
+    if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);
     check_liveness(facts, m, r);
     return r;
 }

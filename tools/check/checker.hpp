@@ -1,6 +1,7 @@
-// The checkers: safety (mutual exclusion, lost updates, stale writes, token
-// order, leaked holds, resource integrity) and liveness (re-grant after a
-// holder dies, wake-up after an unlock, unavailability), over one run.
+// The checkers: safety (mutual exclusion or at most N holders, lost updates,
+// stale writes, token order, FIFO order, leaked holds, resource integrity) and
+// liveness (re-grant after a holder dies, wake-up after an unlock,
+// unavailability), over one run.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@ struct Tally {
 
 struct RunResult {
     std::string scenario;
-    std::string primitive;
+    Primitive primitive = Primitive::rlock;
     std::uint64_t seed = 0;
     std::string schedule;
     std::string dir;
@@ -30,7 +31,9 @@ struct RunResult {
     long writes_acked = 0, refused = 0;  // refused: reads and writes the resource fenced out
     long faults = 0;
 
-    Tally overlaps, lost_updates, stale_writes, token_order;
+    Tally overlaps;  // two holders at once (one of them exclusive), or more than N of a semaphore
+    Tally lost_updates, stale_writes, token_order;
+    Tally fifo;      // fair lock: a waiter granted before one that joined the queue well before it
     long leaked_holds = 0;  // release left a hold count behind
     long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked
     long worker_failures = 0;
@@ -53,6 +56,17 @@ RunResult check_run(const RunFacts& facts);
 
 /// Liveness, in liveness.cpp.
 void check_liveness(const RunFacts& facts, const Model& model, RunResult& result);
+
+/// First come, first served (fair lock), in fifo.cpp.
+void check_fifo(const RunFacts& facts, const Model& model, RunResult& result);
+
+/// Counts an anomaly among `holds` (of one lock) as expected, if a fault
+/// during any of them explains it, or as a violation, with a finding.
+void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
+           const std::vector<const Hold*>& holds, Excusable how, const std::string& what);
+
+/// "hold 3.12 (worker 3, 1.200s..1.450s)", for findings.
+std::string describe(const RunFacts& facts, const Hold& hold);
 
 /// Adds a finding, keeping at most a few per kind so a bad run stays readable.
 void add_finding(RunResult& result, const std::string& kind, const std::string& text);

@@ -15,8 +15,9 @@
 namespace holdfast::check {
 namespace {
 
-constexpr const char* op_names[] = {"acquire", "read", "write", "release"};
+constexpr const char* op_names[] = {"acquire", "read", "write", "release", "queued"};
 constexpr const char* phase_names[] = {"invoke", "ok", "fail", "unknown"};
+constexpr const char* access_names[] = {"exclusive", "shared"};
 
 template <class Enum, std::size_t N>
 Enum parse_enum(const std::string& word, const char* const (&names)[N], const std::string& where) {
@@ -51,6 +52,7 @@ void each_line(const std::filesystem::path& path, Parse parse) {
 
 std::string op_name(Op op) { return op_names[static_cast<int>(op)]; }
 std::string phase_name(Phase phase) { return phase_names[static_cast<int>(phase)]; }
+std::string access_name(Access access) { return access_names[static_cast<int>(access)]; }
 
 HistoryWriter::HistoryWriter(const std::string& path)
     : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) {
@@ -67,7 +69,7 @@ void HistoryWriter::append(const std::string& line) {
 void HistoryWriter::write(const Event& e) {
     std::ostringstream line;
     line << e.time << ' ' << e.worker << ' ' << op_name(e.op) << ' ' << phase_name(e.phase) << ' ' << e.lock << ' '
-         << e.hold << ' ' << e.token << ' ' << e.value << ' ' << one_line(e.message) << '\n';
+         << e.hold << ' ' << access_name(e.access) << ' ' << e.token << ' ' << e.value << ' ' << one_line(e.message) << '\n';
     append(line.str());
 }
 
@@ -86,11 +88,12 @@ std::vector<Event> read_events(const std::string& dir) {
         each_line(entry.path(), [&events](const std::string& line, const std::string& where) {
             std::istringstream in(line);
             Event e;
-            std::string op, phase;
-            if (!(in >> e.time >> e.worker >> op >> phase >> e.lock >> e.hold >> e.token >> e.value))
+            std::string op, phase, access;
+            if (!(in >> e.time >> e.worker >> op >> phase >> e.lock >> e.hold >> access >> e.token >> e.value))
                 throw std::runtime_error(where + ": malformed event '" + line + "'");
             e.op = parse_enum<Op>(op, op_names, where);
             e.phase = parse_enum<Phase>(phase, phase_names, where);
+            e.access = parse_enum<Access>(access, access_names, where);
             e.message = rest_of(in);
             events.push_back(std::move(e));
         });

@@ -11,10 +11,14 @@
 
 namespace holdfast::check {
 
-enum class Op { acquire, read, write, release };
+/// queued: a FairLock waiter, during its acquire call, saw itself in the queue.
+enum class Op { acquire, read, write, release, queued };
 /// ok and fail are definite; unknown means the call failed in a way that
 /// leaves open whether it took effect (a dropped connection, a timeout).
 enum class Phase { invoke, ok, fail, unknown };
+/// The side of a lock an acquisition asks for: shared only for a
+/// ReadWriteLock's read side (several holders at once); exclusive otherwise.
+enum class Access { exclusive, shared };
 
 struct Event {
     Nanos time = 0;
@@ -23,6 +27,7 @@ struct Event {
     Phase phase = Phase::invoke;
     int lock = -1;
     long hold = 0;            // the worker's acquisition number; one hold = acquire..release
+    Access access = Access::exclusive;
     std::int64_t token = -1;  // fencing token, -1 without one
     /// acquire invoke: the lease deadline (invoke + lease; renewals may extend it);
     /// read ok: the value read; write invoke/ok: the value written;
@@ -67,5 +72,6 @@ std::vector<Fault> read_faults(const std::string& dir);
 
 std::string op_name(Op op);
 std::string phase_name(Phase phase);
+std::string access_name(Access access);
 
 }  // namespace holdfast::check

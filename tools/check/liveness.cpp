@@ -1,5 +1,6 @@
 // Liveness: measured everywhere, counted as a violation only where promised.
 #include <algorithm>
+#include <limits>
 
 #include "checker.hpp"
 
@@ -23,8 +24,10 @@ const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, Nemes
 }
 
 // After a holder is SIGKILLed, its lock is granted again within lease + 1 s
-// of the first moment someone waits for it.
+// of the first moment someone waits for it. (A semaphore's permit has no
+// lease: a dead holder keeps it.)
 void check_regrants(const RunFacts& facts, const Model& m, RunResult& r) {
+    if (facts.semaphore()) return;
     const Nanos bound = to_ns(facts.lease) + regrant_slack;
     for (const Fault& f : m.faults) {
         if (f.kind != Nemesis::kill_holder || f.lock < 0) continue;
@@ -51,13 +54,28 @@ void check_regrants(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
-// After an unlock with someone waiting, the lock is granted again (to anyone) within 100 ms.
+// Until when the server may still count a hold: its release; a lease past the
+// end of a holder that died or whose release had an unknown outcome (a
+// semaphore's permit: for good).
+Nanos held_until(const RunFacts& facts, const Hold& h) {
+    if (h.release == Phase::ok || h.release == Phase::fail) return h.released;
+    if (facts.semaphore()) return std::numeric_limits<Nanos>::max();
+    return std::max(h.end, h.released) + to_ns(facts.lease);
+}
+
+// After an unlock that frees the lock (or a semaphore's permit) with someone
+// waiting, it is granted again (to anyone) within 100 ms.
 void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
-    const Nanos shadow = to_ns(facts.lease) + to_ns(facts.timeout);
+    const Nanos shadow = to_ns(facts.lease + facts.timeout + facts.queue_budget());
     for (int lock = 0; lock < facts.locks; ++lock) {
         const auto& holds = m.holds[lock];
         for (const Hold& h : holds) {
             if (h.release != Phase::ok || h.left_after_release > 0) continue;  // still held: nothing to wake
+            // Other readers, or N holders of a semaphore, may still keep the waiters out.
+            const auto still_held = std::count_if(holds.begin(), holds.end(), [&](const Hold& o) {
+                return &o != &h && o.ack < h.released && held_until(facts, o) > h.released;
+            });
+            if (still_held >= facts.permits) continue;
             const Attempt* first_out = nullptr;  // the waiter that finished first
             for (const Attempt& a : m.attempts[lock])
                 if (a.worker != h.worker && a.invoke < h.end && a.done > h.released &&
@@ -80,10 +98,26 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
+// Permits of a semaphore that may be gone for good by `t`: one per holder
+// killed, per acquire or release of unknown outcome (a permit taken or kept
+// unseen), and all of them after a restart that lost the count.
+std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock, Nanos t) {
+    std::int64_t lost = 0;
+    for (const Fault& f : m.faults) {
+        if (f.start >= t) continue;
+        if (f.kind == Nemesis::restart_volatile) lost += facts.permits;
+        if (f.kind == Nemesis::kill_holder && f.lock == lock) ++lost;
+    }
+    for (const Attempt& a : m.attempts[lock]) lost += a.done < t && a.outcome == Phase::unknown;
+    for (const Hold& h : m.holds[lock]) lost += h.released < t && h.release == Phase::unknown;
+    return lost;
+}
+
 // Windows in which someone waits for a lock and nobody holds it. One that
-// lasts past every fault by more than two leases plus a timeout is stuck.
+// lasts past every fault by more than two leases plus a timeout (plus a fair
+// lock's wait budget) is stuck, unless a semaphore may have lost every permit.
 void check_unavailability(const RunFacts& facts, const Model& m, RunResult& r) {
-    const Nanos bound = 2 * to_ns(facts.lease) + to_ns(facts.timeout) + 2'000'000'000;
+    const Nanos bound = to_ns(2 * facts.lease + facts.timeout + facts.queue_budget()) + 2'000'000'000;
     for (int lock = 0; lock < facts.locks; ++lock) {
         // (time, order, delta waiting, delta holding); holds start before waits end at the same instant.
         std::vector<std::tuple<Nanos, int, int, int>> steps;
@@ -110,7 +144,8 @@ void check_unavailability(const RunFacts& facts, const Model& m, RunResult& r) {
                 Nanos calm = open;  // after the last fault before the window closed
                 for (const Fault& f : m.faults)
                     if (f.start <= end) calm = std::max(calm, f.end);
-                if (end - calm > bound) {
+                if (end - calm > bound &&
+                    !(facts.semaphore() && permits_maybe_lost(facts, m, lock, open) >= facts.permits)) {
                     ++r.stuck;
                     add_finding(r, "stuck", lock_name(lock) + " was free with waiters from " + at(facts, open) +
                                                 " to " + at(facts, end) + ", " +

@@ -22,9 +22,10 @@ namespace holdfast::check {
 namespace {
 
 constexpr const char* description =
-    "holdfast-check: P client processes loop over K locks on a throwaway redis-server while a nemesis\n"
-    "injects faults; every step is logged and the merged history is checked for overlapping holds,\n"
-    "lost updates, stale writes, token order and liveness. See RELIABILITY.md.";
+    "holdfast-check: P client processes loop over K locks (or semaphores) on a throwaway redis-server while\n"
+    "a nemesis injects faults; every step is logged and the merged history is checked for overlapping holds\n"
+    "(more than N for a semaphore), lost updates, stale writes, token order, FIFO order (fair lock) and\n"
+    "liveness. See RELIABILITY.md.";
 
 constexpr const char* footer =
     "Exit status: 0 no violation of what the configuration promises; 1 violations (listed, with the\n"
@@ -32,6 +33,7 @@ constexpr const char* footer =
     "Examples:\n"
     "  holdfast-check --nemesis all --duration 10s\n"
     "  holdfast-check --nemesis pause-holder --primitive both --runs 5\n"
+    "  holdfast-check --nemesis kill-holder --primitive semaphore --permits 3\n"
     "  holdfast-check --nemesis kill-holder+kill-connections --seed 42 --processes 6 --lease 2s";
 
 std::atomic<bool> interrupted{false};
@@ -59,7 +61,6 @@ CLI::Option* add_duration(CLI::App& app, const std::string& flags, Duration& tar
 }
 
 void add_worker_options(CLI::App& worker, WorkerOptions& w) {
-    std::string primitive;
     worker.add_option("--id", w.id)->required();
     worker.add_option("--slot", w.slot)->required()->check(CLI::Range(0, max_processes - 1));
     worker.add_option("--lock-port", w.lock_port)->required();
@@ -69,19 +70,13 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option_function<long>("--timeout-ms", [&w](long v) { w.timeout = Duration(v); })->required();
     worker.add_option_function<long>("--section-ms", [&w](long v) { w.max_section = Duration(v); })->required();
     worker.add_option_function<std::string>("--primitive", [&w](const std::string& p) {
-        w.primitive = p == "fenced" ? Primitive::fenced : Primitive::rlock;
+        w.primitive = parse_primitives(p).front();
     });
+    worker.add_option("--permits", w.permits)->required();
     worker.add_option("--worker-seed", w.seed)->required();
     worker.add_option("--history", w.history)->required();
     worker.add_option("--status", w.status)->required();
     worker.add_flag("--retake-in-doubt", w.retake_in_doubt);
-}
-
-std::vector<Primitive> parse_primitives(const std::string& text) {
-    if (text == "rlock") return {Primitive::rlock};
-    if (text == "fenced") return {Primitive::fenced};
-    if (text == "both") return {Primitive::rlock, Primitive::fenced};
-    throw UsageError("unknown primitive '" + text + "' (valid: rlock, fenced, both)");
 }
 
 std::string make_out_dir(const std::string& requested) {
@@ -164,7 +159,13 @@ int main(int argc, char** argv) {
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep")
         ->capture_default_str();
-    app.add_option("--primitive", primitives, "rlock, fenced (FencedLock) or both")->capture_default_str();
+    app.add_option("--primitive", primitives,
+                   "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "
+                   "fenced) or all")
+        ->capture_default_str();
+    app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore), set if absent")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_flag("--fenced", fenced, "Same as --primitive fenced: FencedLock, the resource refusing stale tokens");
     app.add_option("--schedule", schedule, "Critical sections: short (0-lease/5), long (0-2 x lease) or random per seed")
         ->capture_default_str()

@@ -9,6 +9,27 @@ namespace {
 
 using Key = std::pair<int, long>;  // worker, hold
 
+// A client may still be reconnecting this long after a fault ends: its
+// reconnect delay doubles up to Config::retry_interval_max (2 s).
+constexpr Nanos reconnect_slack = 2'000'000'000;
+
+// Faults that can lose a fair lock waiter's place, or delay its joining the
+// queue beyond one reply: a restart (a volatile one loses the queue), a
+// stalled server (waiters that cannot refresh their deadline are dropped),
+// dropped connections (a waiter reconnects before its script runs).
+bool loses_queue_places(Nemesis kind) {
+    switch (kind) {
+        case Nemesis::kill_connections:
+        case Nemesis::pause_server:
+        case Nemesis::debug_sleep:
+        case Nemesis::restart_persistent:
+        case Nemesis::restart_volatile:
+            return true;
+        default:
+            return false;
+    }
+}
+
 }  // namespace
 
 std::string at(const RunFacts& facts, Nanos t) {
@@ -30,15 +51,19 @@ Model build_model(const RunFacts& facts) {
                                      std::to_string(e.lock) + ", not one of the run's " + std::to_string(facts.locks));
         last_event[e.worker] = e.time;
         const Key key{e.worker, e.hold};
-        if (e.op == Op::acquire) {
+        if (e.op == Op::queued) {
+            Attempt& a = attempts.at(key);
+            if (a.queued == 0) a.queued = e.time;
+        } else if (e.op == Op::acquire) {
             if (e.phase == Phase::invoke) {
-                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke};
+                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access};
                 continue;
             }
             Attempt& a = attempts.at(key);
             a.done = e.time;
             a.outcome = e.phase;
-            if (e.phase == Phase::ok) holds[key] = Hold{e.worker, e.hold, e.lock, a.invoke, e.time, 0, e.token};
+            if (e.phase == Phase::ok)
+                holds[key] = Hold{e.worker, e.hold, e.lock, a.invoke, e.time, 0, a.access, a.queued, e.token};
         } else if (e.op == Op::release) {
             Hold& h = holds.at(key);
             if (e.phase == Phase::invoke) h.end = e.time;
@@ -73,20 +98,31 @@ Model build_model(const RunFacts& facts) {
     return m;
 }
 
-std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& hold, Excusable how) {
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how) {
     if (facts.strict) return std::nullopt;
     const Nanos half_lease = to_ns(facts.lease) / 2;
+    const Nanos slack = how == Excusable::by_queue_loss ? reconnect_slack + to_ns(facts.timeout) : 0;
     for (const Fault& f : model.faults) {
-        if (f.end < hold.invoke || f.start > hold.end) continue;
+        // A semaphore that lost its count is set afresh while holders from
+        // before the restart still hold permits, which they then release on
+        // top: it may have more than N permits for the rest of the run.
+        const bool lasting = facts.semaphore() && f.kind == Nemesis::restart_volatile;
+        if ((f.end + slack < window.from && !lasting) || f.start > window.to) continue;
         const Nanos length = f.end - f.start;
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
         if (how == Excusable::by_token_reset) {
             if (f.kind == Nemesis::restart_volatile) return what;
             continue;
         }
+        if (how == Excusable::by_queue_loss) {
+            // A paused holder's acquire may have returned before the pause: its grant came before its ack.
+            if (loses_queue_places(f.kind) || (f.kind == Nemesis::pause_holder && f.worker == window.worker))
+                return what;
+            continue;
+        }
         switch (f.kind) {
             case Nemesis::pause_holder:
-                if (f.worker == hold.worker) return what;
+                if (f.worker == window.worker) return what;
                 break;
             case Nemesis::pause_server:
             case Nemesis::debug_sleep:

@@ -14,6 +14,13 @@
 
 namespace holdfast::check {
 
+/// A worker's stretch of time: what excuse() looks at.
+struct Window {
+    int worker = 0;
+    Nanos from = 0;
+    Nanos to = 0;
+};
+
 /// One call to acquire, whatever came of it.
 struct Attempt {
     int worker = 0;
@@ -22,6 +29,9 @@ struct Attempt {
     Nanos invoke = 0;
     Nanos done = 0;  // its ok/fail/unknown, or the worker's death
     Phase outcome = Phase::invoke;  // invoke: never completed (the worker died)
+    Access access = Access::exclusive;
+    Nanos queued = 0;  // FairLock: when the waiter first saw itself in the queue (0: never)
+    Window window() const { return {worker, invoke, done}; }
 };
 
 /// One granted acquisition: the holder acts as the holder from `ack`
@@ -33,11 +43,16 @@ struct Hold {
     Nanos invoke = 0;
     Nanos ack = 0;
     Nanos end = 0;
+    Access access = Access::exclusive;
+    Nanos queued = 0;  // as Attempt::queued
     std::int64_t token = -1;
     Phase release = Phase::invoke;  // invoke: never released (died)
     Nanos released = 0;             // when release returned
     std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
     std::string id() const { return hold_id(worker, hold); }
+    bool shared() const { return access == Access::shared; }
+    /// From its acquire call to its end.
+    Window window() const { return {worker, invoke, end}; }
 };
 
 /// What the checker needs besides the history files.
@@ -45,7 +60,8 @@ struct RunFacts {
     std::string dir;
     Duration lease{1000};
     Duration timeout{1000};
-    bool fenced = false;
+    Primitive primitive = Primitive::rlock;
+    std::int64_t permits = 1;  // holds allowed at once: a semaphore's permits, else 1
     bool strict = false;  // excuse nothing: every anomaly is a violation
     int locks = 0;
     Nanos start = 0;
@@ -53,6 +69,11 @@ struct RunFacts {
     std::vector<std::pair<int, Nanos>> killed;  // worker -> SIGKILL time
     std::vector<ResourceState> resources;       // per lock
     std::vector<std::string> worker_failures;   // crashed or hung workers, already described
+
+    bool fenced() const { return primitive == Primitive::fenced; }
+    bool semaphore() const { return primitive == Primitive::semaphore; }
+    /// How long a waiter lost from a fair lock's queue can hold up those behind it.
+    Duration queue_budget() const { return primitive == Primitive::fair ? fair_wait_budget : Duration(0); }
 };
 
 struct Model {
@@ -67,16 +88,18 @@ struct Model {
 Model build_model(const RunFacts& facts);
 
 /// Which faults can explain an anomaly: any that can end a lease without its
-/// holder knowing, or (lost updates and stale writes under fencing) only one
-/// that lost the token counter, so that two holds shared a token.
-enum class Excusable { by_lease_loss, by_token_reset };
+/// holder knowing; (lost updates and stale writes under fencing) only one
+/// that lost the token counter, so that two holds shared a token; or (fair
+/// lock order) one that can lose a waiter's place in the queue or hold up its
+/// joining it: a restart, a stalled server, dropped connections.
+enum class Excusable { by_lease_loss, by_token_reset, by_queue_loss };
 
-/// Why an anomaly involving `hold` is expected: a fault during it (from its
-/// acquire to its end; a holder's pause only if it is this hold's) that
-/// explains it, or nullopt. Either hold of a pair may be the one whose lease
-/// ended unseen: a holder paused just before its acquire's reply arrived
-/// learns of its grant only after a later holder's.
-std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Hold& hold, Excusable how);
+/// Why an anomaly involving a hold (or a wait: `window`) is expected: a fault
+/// during it (a holder's pause only if it is this worker's) that explains it,
+/// or nullopt. Either hold of a pair may be the one whose lease ended unseen:
+/// a holder paused just before its acquire's reply arrived learns of its
+/// grant only after a later holder's.
+std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);

@@ -27,10 +27,11 @@ std::string fixed(double v) {
 
 // Sums the runs of one row.
 struct Row {
-    std::string scenario, primitive;
+    std::string scenario;
+    Primitive primitive = Primitive::rlock;
     int runs = 0;
     long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0;
-    Tally overlaps, lost_updates, stale_writes, token_order;
+    Tally overlaps, lost_updates, stale_writes, token_order, fifo;
     long leaks = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0;
     Nanos regrant_max = 0, unavailable = 0;
     std::vector<double> wakeups;
@@ -45,7 +46,8 @@ struct Row {
         faults += r.faults;
         refused += r.refused;
         for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_updates, &r.lost_updates},
-                                {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order}}) {
+                                {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order},
+                                {&fifo, &r.fifo}}) {
             sum->violations += one->violations;
             sum->expected += one->expected;
         }
@@ -81,7 +83,7 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 }  // namespace
 
 std::string run_line(const RunResult& r) {
-    return r.scenario + " " + r.primitive + " seed " + std::to_string(r.seed) + " (" + r.schedule + " sections): " +
+    return r.scenario + " " + primitive_name(r.primitive) + " seed " + std::to_string(r.seed) + " (" + r.schedule + " sections): " +
            std::to_string(r.granted) + " holds, " + std::to_string(r.faults) + " faults, " +
            std::to_string(r.overlaps.expected) + " expected overlaps, " + std::to_string(r.violations()) +
            " violations";
@@ -92,7 +94,9 @@ std::string replay_command(const Options& o, const RunResult& r) {
            std::to_string(o.processes) + " --locks " + std::to_string(o.locks) + " --lease " +
            std::to_string(o.lease.count()) + "ms --timeout " + std::to_string(o.client_timeout().count()) +
            "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
-           (r.primitive == "FencedLock" ? " --fenced" : "") + (o.strict ? " --strict" : "") +
+           " --primitive " + primitive_flag(r.primitive) +
+           (r.primitive == Primitive::semaphore ? " --permits " + std::to_string(o.permits) : "") +
+           (o.strict ? " --strict" : "") +
            (o.retake_in_doubt ? " --retake-in-doubt" : "");
 }
 
@@ -110,14 +114,19 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
     }
     std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
                                                  "leases lost", "faults", "overlaps", "lost updates",
-                                                 "stale writes accepted", "fenced out", "token order", "leaked holds", "other",
+                                                 "stale writes accepted", "fenced out", "token order", "FIFO",
+                                                 "leaked holds", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
                                                  "longest unavailable", "verdict"}};
-    for (const Row& r : rows)
-        table.push_back({r.scenario, r.primitive, std::to_string(r.runs), std::to_string(r.attempts),
+    for (const Row& r : rows) {
+        const bool fenced = r.primitive == Primitive::fenced;
+        const bool counter = r.primitive != Primitive::semaphore;  // a semaphore's holders keep no counter
+        table.push_back({r.scenario, primitive_name(r.primitive), std::to_string(r.runs), std::to_string(r.attempts),
                          std::to_string(r.granted), std::to_string(r.unknown), std::to_string(r.lost_leases),
-                         std::to_string(r.faults), tally(r.overlaps), tally(r.lost_updates), tally(r.stale_writes),
-                         r.primitive == "FencedLock" ? std::to_string(r.refused) : "-", r.primitive == "FencedLock" ? tally(r.token_order) : "-", std::to_string(r.leaks),
+                         std::to_string(r.faults), tally(r.overlaps), counter ? tally(r.lost_updates) : "-",
+                         counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
+                         fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
+                         std::to_string(r.leaks),
                          std::to_string(r.other),
                          r.regrants ? ms(r.regrant_max) + (r.slow_regrants ? " (" + std::to_string(r.slow_regrants) +
                                                                                   " slow)" : "")
@@ -125,9 +134,12 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                          fixed(percentile(r.wakeups, 0.5)) + "/" + fixed(percentile(r.wakeups, 0.99)) + "/" +
                              fixed(percentile(r.wakeups, 1.0)),
                          std::to_string(r.slow_wakeups), ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
+    }
     print_table(out, table);
     out << "\nNumbers are violations (promised not to happen); \"+N exp\" are anomalies a fault explains\n"
-           "(a lease that ran out while its holder or the server was stopped, a restart that lost the lock).\n";
+           "(a lease that ran out while its holder or the server was stopped, a restart that lost the lock).\n"
+           "Overlaps of a Semaphore are moments with more holders than permits; of a ReadWriteLock, a writer\n"
+           "with anyone else. FIFO counts pairs of FairLock waiters granted out of the order they queued in.\n";
 
     bool any = false;
     for (const RunResult& r : results) {

@@ -30,6 +30,8 @@ Resource::Result Resource::write(int lock, const std::string& hold, std::int64_t
     return access("w", lock, hold, token, value);
 }
 
+Resource::Result Resource::add(int lock, const std::string& hold) { return access("a", lock, hold, -1, 0); }
+
 Resource::Result Resource::access(const char* kind, int lock, const std::string& hold, std::int64_t token,
                                   std::int64_t value) {
     const Keys k = keys_of(lock);
@@ -56,7 +58,7 @@ ResourceState read_resource(std::uint16_t port, int lock) {
         const std::string line(log->element[i]->str, log->element[i]->len);
         std::istringstream in(line);
         ResourceState::Entry entry;
-        if (!(in >> entry.kind >> entry.hold >> entry.token >> entry.value) || (entry.kind != 'r' && entry.kind != 'w'))
+        if (!(in >> entry.kind >> entry.hold >> entry.token >> entry.value) || std::string("rwa").find(entry.kind) == std::string::npos)
             throw std::runtime_error("resource: malformed entry '" + line + "' in " + k.log);
         state.log.push_back(std::move(entry));
     }

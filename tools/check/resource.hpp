@@ -1,6 +1,7 @@
 // The resource the critical sections update: per lock, a counter read and
 // written back (read-modify-write) in a separate redis-server that no nemesis
-// touches, optionally refusing stale fencing tokens (resource_access.lua).
+// touches, optionally refusing stale fencing tokens (resource_access.lua); a
+// semaphore's holders only add themselves to its set.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,8 @@ public:
     };
     Result read(int lock, const std::string& hold, std::int64_t token);
     Result write(int lock, const std::string& hold, std::int64_t token, std::int64_t value);
+    /// Adds `hold` to the set of writers without touching the counter; value: the set's size.
+    Result add(int lock, const std::string& hold);
 
 private:
     Result access(const char* kind, int lock, const std::string& hold, std::int64_t token, std::int64_t value);
@@ -34,7 +37,7 @@ private:
 /// What the resource of one lock holds at the end of a run.
 struct ResourceState {
     struct Entry {
-        char kind = 'r';  // 'r' read, 'w' write
+        char kind = 'r';  // 'r' read, 'w' write, 'a' add to the set only
         std::string hold;
         std::int64_t token = -1;
         std::int64_t value = 0;

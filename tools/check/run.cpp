@@ -70,6 +70,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.timeout = o.client_timeout();
     base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
     base.primitive = spec.primitive;
+    base.permits = o.permits;
     base.retake_in_doubt = o.retake_in_doubt;
     base.seed = spec.seed;
     base.status = dir + "/status";
@@ -81,7 +82,8 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.dir = dir;
     facts.lease = o.lease;
     facts.timeout = o.client_timeout();
-    facts.fenced = spec.primitive == Primitive::fenced;
+    facts.primitive = spec.primitive;
+    facts.permits = spec.primitive == Primitive::semaphore ? o.permits : 1;
     facts.strict = o.strict;
     facts.locks = o.locks;
     facts.start = now_ns();
@@ -109,7 +111,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
 
     RunResult result = check_run(facts);
     result.scenario = spec.scenario.name();
-    result.primitive = primitive_name(spec.primitive);
+    result.primitive = spec.primitive;
     result.seed = spec.seed;
     result.schedule = schedule == Schedule::long_sections ? "long" : "short";
     std::ofstream(dir + "/findings.txt") << [&] {

@@ -1,8 +1,11 @@
 // A worker process: loops over the run's locks taking one at a time, does a
-// read-modify-write on the resource inside the critical section, releases,
-// and logs every step to its history. It never decides what is a violation.
+// read-modify-write on the resource inside the critical section (a reader
+// only reads; a semaphore's holder only adds itself to a set), releases, and
+// logs every step to its history. It never decides what is a violation.
 #include "worker.hpp"
 
+#include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <random>
@@ -14,6 +17,7 @@
 #endif
 #include "history.hpp"
 #include "holdfast/holdfast.hpp"
+#include "primitive/names.hpp"
 #include "resource.hpp"
 #include "status.hpp"
 
@@ -22,46 +26,146 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// One lock of the primitive under test, taken and released by the calling thread.
-class LockUnderTest {
+// One lock (or semaphore) of the primitive under test, taken and released
+// by the calling thread. `access` matters only to a ReadWriteLock.
+class Target {
 public:
-    virtual ~LockUnderTest() = default;
+    virtual ~Target() = default;
     /// The fencing token (-1 for a primitive without), or nullopt when `wait` ran out.
-    virtual std::optional<std::int64_t> try_acquire(Duration wait) = 0;
-    virtual Lock& lock() = 0;
+    virtual std::optional<std::int64_t> try_acquire(Duration wait, Access access) = 0;
+    virtual void release(Access access) = 0;
+    /// Holds the caller still has after its release; -1 where the primitive does not count them.
+    virtual std::int64_t holds_left(Access access) = 0;
 };
 
-class ReentrantLock : public LockUnderTest {
+// Any Lock, through the side that `access` names.
+class LockTarget : public Target {
 public:
-    ReentrantLock(Client& client, std::string name) : lock_(client, std::move(name)) {}
-    std::optional<std::int64_t> try_acquire(Duration wait) override {
-        return lock_.try_lock_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
+    std::optional<std::int64_t> try_acquire(Duration wait, Access access) override {
+        return side(access).try_lock_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
     }
-    Lock& lock() override { return lock_; }
+    void release(Access access) override { side(access).unlock(); }
+    std::int64_t holds_left(Access access) override { return side(access).hold_count(); }
 
-private:
-    Lock lock_;
+protected:
+    virtual Lock& side(Access access) = 0;
 };
 
-#ifdef HOLDFAST_CHECK_HAS_FENCED
-class Fenced : public LockUnderTest {
+// A Lock with one side: Lock itself, FairLock, FencedLock.
+template <class L>
+class OneSided : public LockTarget {
 public:
-    Fenced(Client& client, std::string name) : lock_(client, std::move(name)) {}
-    std::optional<std::int64_t> try_acquire(Duration wait) override { return lock_.try_lock_and_get_token(wait); }
-    Lock& lock() override { return lock_; }
+    template <class... Args>
+    explicit OneSided(Args&&... args) : lock_(std::forward<Args>(args)...) {}
 
-private:
-    FencedLock lock_;
+protected:
+    Lock& side(Access) override { return lock_; }
+    L lock_;
+};
+
+#ifdef HOLDFAST_CHECK_HAS_FENCED
+class Fenced : public OneSided<FencedLock> {
+public:
+    using OneSided::OneSided;
+    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
+        return lock_.try_lock_and_get_token(wait);
+    }
 };
 #endif
 
-std::unique_ptr<LockUnderTest> make_lock(Primitive primitive, Client& client, std::string name) {
+// A FairLock whose waiter watches the queue while its acquire call waits, on
+// a connection of its own (opened on first need, dropped on any error), and
+// reports the first time it sees itself there: the FIFO check's proof that it
+// had joined the queue by then.
+class Fair : public OneSided<FairLock> {
+public:
+    Fair(Client& client, std::string name, std::uint16_t port, std::function<void()> on_queued)
+        : OneSided(client, name, fair_wait_budget),
+          client_(client),
+          queue_(detail::prefixed_name("redisson_lock_queue", name)),
+          port_(port),
+          on_queued_(std::move(on_queued)) {}
+
+    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
+        const std::string owner = client_.current_owner();  // as unlock() and hold_count() use
+        auto taken = lock_.async_try_lock(owner, wait);
+        bool seen = false;
+        while (!seen && taken.wait_for(2ms) != std::future_status::ready)
+            if (in_queue(owner)) {
+                seen = true;
+                on_queued_();
+            }
+        return taken.get() ? std::optional<std::int64_t>(-1) : std::nullopt;
+    }
+
+private:
+    bool in_queue(const std::string& owner) {
+        try {
+            if (!probe_) probe_ = std::make_unique<support::SyncRedis>(port_);
+            return probe_->command({"LPOS", queue_, owner})->type == REDIS_REPLY_INTEGER;
+        } catch (const std::exception&) {  // a fault: no evidence this time
+            probe_.reset();
+            return false;
+        }
+    }
+
+    Client& client_;
+    std::string queue_;
+    std::uint16_t port_;
+    std::function<void()> on_queued_;
+    std::unique_ptr<support::SyncRedis> probe_;
+};
+
+class ReadWrite : public LockTarget {
+public:
+    ReadWrite(Client& client, std::string name) : lock_(client, std::move(name)) {}
+
+protected:
+    Lock& side(Access access) override { return access == Access::shared ? lock_.read_lock() : lock_.write_lock(); }
+
+private:
+    ReadWriteLock lock_;
+};
+
+// One permit of a semaphore. The count is set before each acquire if absent,
+// as an application that creates its semaphore on first use does: it also
+// brings the semaphore back after a restart that lost it.
+class SemaphoreTarget : public Target {
+public:
+    SemaphoreTarget(Client& client, std::string name, std::int64_t permits)
+        : semaphore_(client, std::move(name)), permits_(permits) {}
+    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
+        semaphore_.try_set_permits(permits_);
+        return semaphore_.try_acquire_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
+    }
+    void release(Access) override { semaphore_.release(); }
+    std::int64_t holds_left(Access) override { return -1; }
+
+private:
+    Semaphore semaphore_;
+    std::int64_t permits_;
+};
+
+// `on_queued`: a FairLock waiter has seen itself in the queue.
+std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std::string name,
+                                    std::function<void()> on_queued) {
+    switch (o.primitive) {
+        case Primitive::fenced:
 #ifdef HOLDFAST_CHECK_HAS_FENCED
-    if (primitive == Primitive::fenced) return std::make_unique<Fenced>(client, std::move(name));
+            return std::make_unique<Fenced>(client, std::move(name));
 #else
-    if (primitive == Primitive::fenced) throw UsageError("FencedLock is not in this build of holdfast yet");
+            throw UsageError("FencedLock is not in this build of holdfast yet");
 #endif
-    return std::make_unique<ReentrantLock>(client, std::move(name));
+        case Primitive::fair:
+            return std::make_unique<Fair>(client, std::move(name), o.lock_port, std::move(on_queued));
+        case Primitive::rwlock:
+            return std::make_unique<ReadWrite>(client, std::move(name));
+        case Primitive::semaphore:
+            return std::make_unique<SemaphoreTarget>(client, std::move(name), o.permits);
+        case Primitive::rlock:
+            break;
+    }
+    return std::make_unique<OneSided<Lock>>(client, std::move(name));
 }
 
 class Worker {
@@ -74,7 +178,9 @@ public:
           resource_(options.resource_port, options.primitive == Primitive::fenced),
           random_(options.seed),
           in_doubt_until_(options.locks, 0) {
-        for (int k = 0; k < o_.locks; ++k) locks_.push_back(make_lock(o_.primitive, client, lock_name(k)));
+        for (int k = 0; k < o_.locks; ++k)
+            targets_.push_back(
+                make_target(o_, client, lock_name(k), [this, k] { log(Op::queued, Phase::ok, k, hold_, -1); }));
     }
 
     void run() {
@@ -85,6 +191,7 @@ public:
                 continue;
             }
             const long hold = ++hold_;
+            access_ = o_.primitive == Primitive::rwlock && pick(0, 1) ? Access::shared : Access::exclusive;
             if (const auto token = acquire(lock, hold)) {
                 critical_section(lock, hold, *token);
                 release(lock, hold, *token);
@@ -98,7 +205,7 @@ private:
 
     void log(Op op, Phase phase, int lock, long hold, std::int64_t token, std::int64_t value = -1,
              std::string message = {}) {
-        history_.write(Event{now_ns(), o_.id, op, phase, lock, hold, token, value, std::move(message)});
+        history_.write(Event{now_ns(), o_.id, op, phase, lock, hold, access_, token, value, std::move(message)});
     }
 
     // After an error, before the next try: a retrying client, as users write them.
@@ -115,9 +222,10 @@ private:
 
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
-        history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, -1, invoked + to_ns(o_.lease), {}});
+        history_.write(
+            Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1, invoked + to_ns(o_.lease), {}});
         try {
-            const auto token = locks_[lock]->try_acquire(o_.lease * 5);
+            const auto token = targets_[lock]->try_acquire(o_.lease * 5, access_);
             if (!token) {
                 log(Op::acquire, Phase::fail, lock, hold, -1, -1, "timed out");
                 return std::nullopt;
@@ -138,6 +246,13 @@ private:
 
     void critical_section(int lock, long hold, std::int64_t token) {
         const std::string id = hold_id(o_.id, hold);
+        if (o_.primitive == Primitive::semaphore) {  // up to N holders at once: no read-modify-write
+            std::this_thread::sleep_for(Duration(pick(0, int(o_.max_section.count()))));
+            log(Op::write, Phase::invoke, lock, hold, token);
+            const auto added = resource_.add(lock, id);
+            log(Op::write, Phase::ok, lock, hold, token, added.value);
+            return;
+        }
         log(Op::read, Phase::invoke, lock, hold, token);
         const auto read = resource_.read(lock, id, token);
         if (!read.accepted) {
@@ -146,6 +261,7 @@ private:
         }
         log(Op::read, Phase::ok, lock, hold, token, read.value);
         std::this_thread::sleep_for(Duration(pick(0, int(o_.max_section.count()))));
+        if (access_ == Access::shared) return;  // a reader only reads
         log(Op::write, Phase::invoke, lock, hold, token, read.value + 1);
         const auto write = resource_.write(lock, id, token, read.value + 1);
         if (write.accepted) log(Op::write, Phase::ok, lock, hold, token, read.value + 1);
@@ -155,9 +271,9 @@ private:
     void release(int lock, long hold, std::int64_t token) {
         slot_.holding.store(-1);
         log(Op::release, Phase::invoke, lock, hold, token);
-        Lock& l = locks_[lock]->lock();
+        Target& target = *targets_[lock];
         try {
-            l.unlock();
+            target.release(access_);
         } catch (const NotOwnerError& e) {  // the lease ran out: someone else may have held it meanwhile
             log(Op::release, Phase::fail, lock, hold, token, -1, e.what());
             return;
@@ -175,7 +291,7 @@ private:
         std::int64_t left = -1;
         std::string probe_error;
         try {
-            left = l.hold_count();
+            left = target.holds_left(access_);
         } catch (const std::exception& e) {
             probe_error = std::string("hold count probe failed: ") + e.what();
         }
@@ -189,8 +305,9 @@ private:
     Resource resource_;
     std::mt19937_64 random_;
     std::vector<Nanos> in_doubt_until_;
-    std::vector<std::unique_ptr<LockUnderTest>> locks_;
+    std::vector<std::unique_ptr<Target>> targets_;
     long hold_ = 0;
+    Access access_ = Access::exclusive;  // of the hold in progress
 };
 
 }  // namespace

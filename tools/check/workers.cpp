@@ -23,7 +23,8 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--lease-ms", std::to_string(o.lease.count()),
             "--timeout-ms", std::to_string(o.timeout.count()),
             "--section-ms", std::to_string(o.max_section.count()),
-            "--primitive", o.primitive == Primitive::fenced ? "fenced" : "rlock",
+            "--primitive", primitive_flag(o.primitive),
+            "--permits", std::to_string(o.permits),
             "--worker-seed", std::to_string(o.seed),
             "--history", o.history,
             "--status", o.status};
