@@ -31,9 +31,12 @@ class Transport;
 /// take one explicit owner id (Client::new_owner() of any client) and use it on
 /// every lock.
 ///
+/// Durations: as for Lock, any unit rounded up to ms; a lease at most
+/// max_duration; a wait of max_duration or more has no deadline.
+///
 /// Errors: std::invalid_argument for an empty set, a lock given twice, a lease
-/// <= 0 or a negative wait; otherwise what the members report, as documented
-/// by each subclass.
+/// <= 0 or above max_duration, a negative wait or an empty owner id;
+/// otherwise what the members report, as documented by each subclass.
 ///
 /// Thread safety: a group may be shared by threads. It refers to its Lock
 /// objects and their clients, which must outlive it.
@@ -49,8 +52,14 @@ public:
 
     /// Waits as long as it takes; renewed by a watchdog while held.
     void lock();
-    /// Waits as long as it takes; held for `lease`, not renewed.
+    /// Waits as long as it takes; held for `lease`, not renewed. A lease must
+    /// be > 0 and at most max_duration.
     void lock(Duration lease);
+    /// Held for `lease` (any unit, rounded up to ms), not renewed.
+    template <class Rep, class Period>
+    void lock(const std::chrono::duration<Rep, Period>& lease) {
+        lock(detail::to_ms(lease));
+    }
     /// Takes the group if it can at once; never waits.
     bool try_lock();
     // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
@@ -101,7 +110,7 @@ protected:
 private:
     friend class detail::TimedTries<LockGroup>;
 
-    /// std::invalid_argument for a lease <= 0 or a negative wait.
+    /// std::invalid_argument for a lease <= 0 or above max_duration, or a negative wait.
     void check(std::optional<Duration> wait, std::optional<Duration> lease) const;
     /// The transport a blocking call waits on; std::logic_error on any member's loop thread.
     detail::Transport& blocking_transport() const;

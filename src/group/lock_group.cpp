@@ -55,13 +55,14 @@ LockGroup::Owners LockGroup::current_owners() const {
 }
 
 LockGroup::Owners LockGroup::same_owner(const std::string& owner) const {
-    if (owner.empty()) throw std::invalid_argument("holdfast: the owner id of a " + description_ + " is empty");
+    detail::check_owner([this] { return description_; }, owner);
     return Owners(locks_.size(), owner);
 }
 
 void LockGroup::check(std::optional<Duration> wait, std::optional<Duration> lease) const {
-    detail::check_lease(lease);
-    if (wait) detail::check_wait(*wait);
+    const auto subject = [this] { return description_; };
+    detail::check_lease(subject, lease);
+    if (wait) detail::check_wait(subject, *wait);
 }
 
 // Blocking on any member's loop thread would wait for that very thread.
@@ -96,7 +97,8 @@ std::stop_token LockGroup::lease_lost_token(const std::string& owner) const { re
 
 std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
     check(wait, lease);
-    return detail::future_of<bool>([&](Acquired done) { acquire(same_owner(owner), wait, lease, std::move(done)); });
+    return detail::future_of<bool>(
+        [&](Acquired done) { acquire(same_owner(owner), wait, lease, std::move(done)); });
 }
 
 std::future<void> LockGroup::async_lock(std::string owner, std::optional<Duration> lease) {

@@ -19,33 +19,6 @@ using detail::Reply;
 
 namespace {
 
-void check_lease(const std::string& name, std::optional<Lock::Duration> lease) {
-    if (!lease) return;
-    const std::string got = std::to_string(lease->count()) + " ms";
-    if (*lease <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " must be > 0 ms, got " + got +
-                                    "; take the lock without a lease to have the watchdog renew it");
-    // Redis refuses a longer expiry only after the acquire script wrote the hold.
-    if (*lease > max_duration)
-        throw std::invalid_argument("holdfast: lease for " + detail::quoted(name) + " is too long: " + got +
-                                    ", at most " + std::to_string(max_duration.count()) +
-                                    " ms (100 years); to hold it until unlock(), take the lock without a lease "
-                                    "(the watchdog renews it)");
-}
-
-void check_wait(const std::string& name, Lock::Duration wait) {
-    if (wait < Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: wait for " + detail::quoted(name) +
-                                    " must be >= 0 ms (0: try once), got " + std::to_string(wait.count()) + " ms");
-}
-
-// An empty owner id would be one hash field shared by every caller that forgot to make one.
-void check_owner(const std::string& name, const std::string& owner) {
-    if (owner.empty())
-        throw std::invalid_argument("holdfast: owner for " + detail::quoted(name) +
-                                    " must not be empty; make one with Client::new_owner()");
-}
-
 void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(core.transport); }
 
 Reply query(detail::ClientCore& core, const std::string& key, std::string what, std::vector<std::string_view> args) {
@@ -102,15 +75,15 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    check_owner(name_, owner);
-    check_lease(name_, lease);
-    if (wait) check_wait(name_, *wait);
+    const auto subject = [this] { return detail::quoted(name_); };
+    detail::check_owner(subject, owner);
+    detail::check_lease(subject, lease);
+    if (wait) detail::check_wait(subject, *wait);
     auto& core = client_->core();
     const bool watchdog = !lease;
     const bool try_once = wait && *wait == Duration::zero();
     detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
-    // A wait too long for the clock (now + wait would overflow) has no deadline.
-    if (wait && *wait < max_duration) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.deadline = detail::deadline_after(wait);
     request.attempt = [&core, &kind = *kind_, name = name_, attempt = std::move(request.attempt)](
                           std::function<void(Attempt)> report) {
         attempt([&core, &kind, name, report = std::move(report)](Attempt result) {
@@ -132,7 +105,7 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
 }
 
 void Lock::release(std::string owner, Released done) {
-    check_owner(name_, owner);
+    detail::check_owner([this] { return detail::quoted(name_); }, owner);
     auto& core = client_->core();
     const std::string field = kind_->hold_field(owner);
     // A watchdog hold still held after this unlock gets a fresh lease; an

@@ -4,6 +4,7 @@
 #include "group/members.hpp"
 #include "lock/access.hpp"
 #include "multi_lock/lost_watches.hpp"
+#include "primitive/arguments.hpp"
 
 namespace holdfast {
 
@@ -29,9 +30,11 @@ class MultiAcquire : public std::enable_shared_from_this<MultiAcquire> {
 public:
     MultiAcquire(std::vector<Lock*> locks, std::vector<std::string> owners, std::optional<Duration> wait,
                  std::optional<Duration> lease, std::function<void(std::exception_ptr, bool)> done)
-        : locks_(std::move(locks)), owners_(std::move(owners)), lease_(lease), done_(std::move(done)) {
-        if (wait) deadline_ = Clock::now() + *wait;
-    }
+        : locks_(std::move(locks)),
+          owners_(std::move(owners)),
+          lease_(lease),
+          deadline_(detail::deadline_after(wait)),
+          done_(std::move(done)) {}
 
     void start() { round(std::nullopt); }
 
@@ -101,7 +104,7 @@ private:
     const std::vector<Lock*> locks_;
     const std::vector<std::string> owners_;
     const std::optional<Duration> lease_;
-    std::optional<Clock::time_point> deadline_;
+    const std::optional<Clock::time_point> deadline_;
     std::function<void(std::exception_ptr, bool)> done_;
 };
 

@@ -9,6 +9,7 @@
 #include "holdfast/errors.hpp"
 #include "lock/access.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/arguments.hpp"
 #include "red_lock/state.hpp"
 
 namespace holdfast {
@@ -103,7 +104,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     detail::Transport& home = state_->home();
     detail::AcquireRequest request;
     request.backoff = detail::Backoff{};
-    if (wait) request.deadline = Clock::now() + *wait;
+    request.deadline = detail::deadline_after(wait);
     request.attempt = [state = state_, owners, used, valid_until, &home](std::function<void(Attempt)> report) {
         // The skeleton runs on the home loop; a round ends on any member's. The
         // report is moved out there, so no closure left on another loop keeps

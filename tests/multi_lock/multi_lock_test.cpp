@@ -283,11 +283,17 @@ TEST_F(MultiLocks, BadArgumentsAreNamed) {
     expect_invalid_argument([&] { MultiLock(b, a_other_client, a); }, "locks[1] and locks[2]");
     MultiLock both(a, b);
     expect_invalid_argument([&] { both.lock(std::chrono::milliseconds(0)); }, "lease");
+    expect_invalid_argument([&] { both.lock(std::chrono::years(101)); }, "too long");
     expect_invalid_argument([&] { both.try_lock_for(std::chrono::milliseconds(-1)); }, "wait");
     expect_invalid_argument([&] { both.async_lock("", std::nullopt); }, "owner");
     expect_invalid_argument([&] { both.async_try_lock(client.new_owner(), std::chrono::seconds(1), std::chrono::seconds(-1)); },
             "lease");
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+    // A wait too long for the clock means no deadline, not an overflow.
+    ASSERT_TRUE(both.try_lock_for(std::chrono::hours::max()));
+    both.unlock();
+    ASSERT_TRUE(both.try_lock_until(std::chrono::steady_clock::time_point::max()));
+    both.unlock();
 }
 
 }  // namespace

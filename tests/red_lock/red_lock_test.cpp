@@ -293,9 +293,12 @@ TEST_F(RedLocks, BadArgumentsAreNamed) {
     expect_invalid_argument([&] { RedLock(*locks[0], *locks[0]); }, "locks[0] and locks[1]");
     RedLock red(members());
     expect_invalid_argument([&] { red.lock(std::chrono::milliseconds(0)); }, "lease");
+    expect_invalid_argument([&] { red.lock(std::chrono::years(101)); }, "too long");
     expect_invalid_argument([&] { red.try_lock_for(std::chrono::milliseconds(-1)); }, "wait");
     expect_invalid_argument([&] { red.validity(""); }, "owner");
     EXPECT_EQ(holding(), 0);
+    ASSERT_TRUE(red.try_lock_for(std::chrono::hours::max()));  // no deadline, no overflow
+    red.unlock();
 }
 
 }  // namespace
