@@ -154,6 +154,44 @@ void red_lock() {
     }
 }
 
+void semaphore(holdfast::Client& client) {
+    section("Semaphore (RSemaphore): N permits, waiters woken by a release");
+    holdfast::Semaphore slots(client, "tour:slots");
+    slots.try_set_permits(2);
+    slots.acquire();
+    slots.acquire();
+    say("two of two permits taken; a third? " + std::string(slots.try_acquire() ? "yes (wrong!)" : "no"));
+    auto waiter = std::async(std::launch::async, [&slots] { return slots.try_acquire_for(10s); });
+    slots.release();
+    say("one released: the waiter got it? " + std::string(waiter.get() ? "yes" : "no (wrong!)"));
+    slots.release(2);
+    say("all back: " + std::to_string(slots.available_permits()) + " permits free");
+}
+
+void permit_expirable_semaphore(holdfast::Client& client) {
+    section("PermitExpirableSemaphore: permits with a lease, back if their holder dies");
+    holdfast::PermitExpirableSemaphore pool(client, "tour:pool");
+    pool.try_set_permits(1);
+    const std::string permit = pool.acquire(300ms);  // a holder that never gives it back
+    say("permit " + permit + " taken for 300 ms and abandoned; free now: " +
+        std::to_string(pool.available_permits()));
+    const auto next = pool.try_acquire_for(10s);
+    say("its lease ran out: taken again? " + std::string(next ? "yes, as " + *next : "no (wrong!)"));
+    if (next) pool.release(*next);
+}
+
+void count_down_latch(holdfast::Client& client) {
+    section("CountDownLatch: wait until three workers are done");
+    holdfast::CountDownLatch done(client, "tour:done");
+    done.try_set_count(3);
+    std::vector<std::thread> workers;
+    for (int i = 0; i < 3; ++i) workers.emplace_back([&done] { done.count_down(); });
+    const bool opened = done.await_for(10s);
+    for (auto& w : workers) w.join();
+    say("three count_down() calls from other threads: the waiter woke? " +
+        std::string(opened ? "yes" : "no (wrong!)"));
+}
+
 }  // namespace
 
 int main() {
@@ -173,6 +211,9 @@ int main() {
         read_write_lock(client);
         simple_lock(client);
         multi_lock(client);
+        semaphore(client);
+        permit_expirable_semaphore(client);
+        count_down_latch(client);
         red_lock();
         std::printf("\ndone\n");
         return 0;
