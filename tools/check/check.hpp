@@ -101,7 +101,6 @@ struct Options {
     std::string out;
     bool progress = true;
     bool strict = false;  // count anomalies a fault explains as violations too
-    bool retake_in_doubt = false;  // see WorkerOptions
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
     /// How long a worker waits for a lock before it gives up and picks another.
@@ -120,10 +119,6 @@ struct WorkerOptions {
     Duration max_section{200};
     Primitive primitive = Primitive::rlock;
     std::int64_t permits = 2;  // Semaphore: the count set before each acquire if absent
-    /// After a call on a lock failed with an unknown outcome, take that lock
-    /// again at once (a naive retry loop) instead of leaving it alone for
-    /// 2 x (lease + timeout): exposes the re-entry leak described in RELIABILITY.md.
-    bool retake_in_doubt = false;
     std::uint64_t seed = 0;
     std::string history;  // file this worker appends its events to
     std::string status;   // the run's shared status file

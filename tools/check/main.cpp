@@ -76,7 +76,6 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option("--worker-seed", w.seed)->required();
     worker.add_option("--history", w.history)->required();
     worker.add_option("--status", w.status)->required();
-    worker.add_flag("--retake-in-doubt", w.retake_in_doubt);
 }
 
 std::string make_out_dir(const std::string& requested) {
@@ -174,9 +173,6 @@ int main(int argc, char** argv) {
     app.add_flag("--strict", o.strict,
                  "Count every anomaly as a violation, also those a fault explains (a paused holder's overlaps): "
                  "shows that the checker fails what it should");
-    app.add_flag("--retake-in-doubt", o.retake_in_doubt,
-                 "After a call on a lock failed with an unknown outcome, take that lock again at once, as a naive "
-                 "retry loop does (by default a worker leaves it alone for 2 x (lease + timeout)); see RELIABILITY.md");
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");
     auto* worker = app.add_subcommand("worker", "")->group("");  // internal: one client process
     check::add_worker_options(*worker, w);

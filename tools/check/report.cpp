@@ -96,8 +96,7 @@ std::string replay_command(const Options& o, const RunResult& r) {
            "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
            " --primitive " + primitive_flag(r.primitive) +
            (r.primitive == Primitive::semaphore ? " --permits " + std::to_string(o.permits) : "") +
-           (o.strict ? " --strict" : "") +
-           (o.retake_in_doubt ? " --retake-in-doubt" : "");
+           (o.strict ? " --strict" : "");
 }
 
 void write_report(std::ostream& out, const Options& o, const std::vector<RunResult>& results) {

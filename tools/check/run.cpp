@@ -71,7 +71,6 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
     base.primitive = spec.primitive;
     base.permits = o.permits;
-    base.retake_in_doubt = o.retake_in_doubt;
     base.seed = spec.seed;
     base.status = dir + "/status";
     Workers workers(base, dir, o.processes);

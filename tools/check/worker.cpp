@@ -176,8 +176,7 @@ public:
           slot_(status_.page().slots[options.slot]),
           history_(options.history),
           resource_(options.resource_port, options.primitive == Primitive::fenced),
-          random_(options.seed),
-          in_doubt_until_(options.locks, 0) {
+          random_(options.seed) {
         for (int k = 0; k < o_.locks; ++k)
             targets_.push_back(
                 make_target(o_, client, lock_name(k), [this, k] { log(Op::queued, Phase::ok, k, hold_, -1); }));
@@ -186,10 +185,6 @@ public:
     void run() {
         while (!stopping()) {
             const int lock = pick(0, o_.locks - 1);
-            if (now_ns() < in_doubt_until_[lock]) {
-                std::this_thread::sleep_for(5ms);
-                continue;
-            }
             const long hold = ++hold_;
             access_ = o_.primitive == Primitive::rwlock && pick(0, 1) ? Access::shared : Access::exclusive;
             if (const auto token = acquire(lock, hold)) {
@@ -209,16 +204,10 @@ private:
     }
 
     // After an error, before the next try: a retrying client, as users write them.
+    // A call of unknown outcome is retried like any other: if it ran, the
+    // library must give back the hold no caller was told of (RELIABILITY.md,
+    // finding 1), and the leaked-hold probe after each release checks it.
     void back_off() { std::this_thread::sleep_for(Duration(pick(0, int(o_.lease.count() / 10)))); }
-
-    // A call on `lock` failed and may or may not have run: the server may
-    // still count a hold of this thread, which a new acquire would re-enter
-    // (and the watchdog then renew for ever). Such a hold ends within a lease
-    // of the call running, which a stalled server may delay: two leases and
-    // two timeouts cover every nemesis here.
-    void in_doubt(int lock) {
-        if (!o_.retake_in_doubt) in_doubt_until_[lock] = now_ns() + 2 * to_ns(o_.lease + o_.timeout);
-    }
 
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
@@ -236,7 +225,6 @@ private:
             return token;
         } catch (const ConnectionError& e) {  // the script may have run: outcome unknown
             log(Op::acquire, Phase::unknown, lock, hold, -1, -1, e.what());
-            in_doubt(lock);
         } catch (const std::exception& e) {
             log(Op::acquire, Phase::fail, lock, hold, -1, -1, e.what());
         }
@@ -279,7 +267,6 @@ private:
             return;
         } catch (const ConnectionError& e) {
             log(Op::release, Phase::unknown, lock, hold, token, -1, e.what());
-            in_doubt(lock);
             back_off();
             return;
         } catch (const std::exception& e) {
@@ -304,7 +291,6 @@ private:
     HistoryWriter history_;
     Resource resource_;
     std::mt19937_64 random_;
-    std::vector<Nanos> in_doubt_until_;
     std::vector<std::unique_ptr<Target>> targets_;
     long hold_ = 0;
     Access access_ = Access::exclusive;  // of the hold in progress

@@ -28,7 +28,6 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--worker-seed", std::to_string(o.seed),
             "--history", o.history,
             "--status", o.status};
-    if (o.retake_in_doubt) argv.emplace_back("--retake-in-doubt");
     return argv;
 }
 
