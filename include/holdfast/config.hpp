@@ -14,6 +14,30 @@ namespace holdfast {
 /// years) and Redis's expiry times. A longer *wait* simply means no deadline.
 inline constexpr std::chrono::milliseconds max_duration = std::chrono::years(100);
 
+namespace detail {
+
+/// Rounded up to whole milliseconds; a duration beyond what milliseconds can
+/// hold (hours::max(), say) saturates instead of overflowing.
+template <class Rep, class Period>
+std::chrono::milliseconds to_ms(const std::chrono::duration<Rep, Period>& d) {
+    using Wide = std::chrono::duration<long double, std::milli>;
+    const Wide wide = d;
+    if (wide >= Wide(std::chrono::milliseconds::max())) return std::chrono::milliseconds::max();
+    if (wide <= Wide(std::chrono::milliseconds::min())) return std::chrono::milliseconds::min();
+    return std::chrono::ceil<std::chrono::milliseconds>(d);
+}
+
+/// Whole milliseconds left until `deadline` on any clock, 0 if it has passed
+/// (checked first: deadline - now overflows for time_point::min()).
+template <class Clock, class ClockDuration>
+std::chrono::milliseconds ms_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+    const auto now = Clock::now();
+    if (deadline <= now) return std::chrono::milliseconds::zero();
+    return to_ms(deadline - now);
+}
+
+}  // namespace detail
+
 struct Config {
     /// TCP server. Ignored when unix_socket is set.
     std::string host = "127.0.0.1";

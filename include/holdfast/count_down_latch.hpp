@@ -11,6 +11,7 @@
 #include <string>
 
 #include "holdfast/client.hpp"
+#include "holdfast/config.hpp"
 
 namespace holdfast {
 
@@ -56,13 +57,12 @@ public:
     /// Waits up to `wait` (any unit, rounded up to ms); true if the latch opened.
     template <class Rep, class Period>
     bool await_for(const std::chrono::duration<Rep, Period>& wait) {
-        return await_ms(std::chrono::ceil<Duration>(wait));
+        return await_ms(detail::to_ms(wait));
     }
     /// Waits until `deadline` on any clock; a deadline already past means look once.
     template <class Clock, class ClockDuration>
     bool await_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return await_ms(std::max(left, Duration::zero()));
+        return await_ms(detail::ms_until(deadline));
     }
 
     /// Async forms; the future completes on the client's event loop thread and

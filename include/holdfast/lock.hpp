@@ -21,17 +21,6 @@ namespace detail {
 class LockKind;
 struct LockAccess;
 
-/// Rounded up to whole milliseconds; a duration beyond what milliseconds can
-/// hold (hours::max(), say) saturates instead of overflowing.
-template <class Rep, class Period>
-std::chrono::milliseconds to_ms(const std::chrono::duration<Rep, Period>& d) {
-    using Wide = std::chrono::duration<long double, std::milli>;
-    const Wide wide = d;
-    if (wide >= Wide(std::chrono::milliseconds::max())) return std::chrono::milliseconds::max();
-    if (wide <= Wide(std::chrono::milliseconds::min())) return std::chrono::milliseconds::min();
-    return std::chrono::ceil<std::chrono::milliseconds>(d);
-}
-
 /// The timed tries of the TimedLockable requirements, for Lock and LockGroup
 /// alike: durations of any unit and deadlines on any clock, handed to
 /// Derived::try_lock_for_ms(wait, lease) in whole milliseconds.
@@ -55,10 +44,7 @@ public:
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        const auto now = Clock::now();
-        // Checked first: deadline - now overflows for a deadline long past (time_point::min()).
-        if (deadline <= now) return self().try_lock_for_ms(Duration::zero(), std::nullopt);
-        return self().try_lock_for_ms(to_ms(deadline - now), std::nullopt);
+        return self().try_lock_for_ms(ms_until(deadline), std::nullopt);
     }
 
 private:

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "holdfast/client.hpp"
+#include "holdfast/config.hpp"
 #include "holdfast/semaphore.hpp"
 
 namespace holdfast {
@@ -64,14 +65,13 @@ public:
     template <class Rep, class Period>
     std::optional<std::string> try_acquire_for(const std::chrono::duration<Rep, Period>& wait,
                                                std::optional<Duration> lease = std::nullopt) {
-        return try_acquire_ms(std::chrono::ceil<Duration>(wait), lease);
+        return try_acquire_ms(detail::to_ms(wait), lease);
     }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     std::optional<std::string> try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline,
                                                  std::optional<Duration> lease = std::nullopt) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return try_acquire_ms(std::max(left, Duration::zero()), lease);
+        return try_acquire_ms(detail::ms_until(deadline), lease);
     }
 
     /// Returns the permit. Throws NotOwnerError if it is not held (never

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "holdfast/client.hpp"
+#include "holdfast/config.hpp"
 
 namespace holdfast {
 
@@ -61,13 +62,12 @@ public:
     /// Waits up to `wait` (a duration of any unit, rounded up to ms).
     template <class Rep, class Period>
     bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::int64_t permits = 1) {
-        return try_acquire_ms(std::chrono::ceil<Duration>(wait), permits);
+        return try_acquire_ms(detail::to_ms(wait), permits);
     }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::int64_t permits = 1) {
-        const auto left = std::chrono::ceil<Duration>(deadline - Clock::now());
-        return try_acquire_ms(std::max(left, Duration::zero()), permits);
+        return try_acquire_ms(detail::ms_until(deadline), permits);
     }
 
     /// Adds `permits` (>= 0) to the count and wakes waiters. Anyone may release.

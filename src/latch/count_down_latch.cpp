@@ -6,6 +6,8 @@
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/acquire.hpp"
+#include "common/quoted.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/errors.hpp"
@@ -71,7 +73,7 @@ std::int64_t CountDownLatch::get_count() const {
 
 // Awaiting is acquiring "the latch is open": each attempt reads the count.
 void CountDownLatch::start_await(std::optional<Duration> wait, std::function<void(std::exception_ptr, bool)> done) {
-    if (wait) detail::check_wait(noun, name_, *wait);
+    if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name_); }, *wait);
     auto& core = client_->core();
     detail::AcquireRequest request;
     request.channel = latch_channel(name_);
@@ -93,7 +95,7 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::function<voi
                                    }
                                });
     };
-    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.deadline = detail::deadline_after(wait);
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
                         done(std::move(error), opened);

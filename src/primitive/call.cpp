@@ -14,12 +14,6 @@ void refuse_loop_thread(Transport& transport) {
             "lease-lost stop_callback); it would wait forever. Use the async_ members or another thread");
 }
 
-void check_wait(std::string_view noun, const std::string& name, std::chrono::milliseconds wait) {
-    if (wait < std::chrono::milliseconds::zero())
-        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': wait must be >= 0 ms, got " +
-                                    std::to_string(wait.count()) + " ms");
-}
-
 Reply query(Transport& transport, const std::string& key, std::string what, std::vector<std::string_view> args,
             std::string_view kind) {
     return block<Reply>(transport, [&](auto done) {

@@ -25,10 +25,6 @@ class Transport;
 /// the very thread that must deliver its reply.
 void refuse_loop_thread(Transport& transport);
 
-/// std::invalid_argument unless `wait` >= 0, naming the primitive: "holdfast:
-/// semaphore 'jobs': wait must be >= 0 ms, got -5 ms".
-void check_wait(std::string_view noun, const std::string& name, std::chrono::milliseconds wait);
-
 /// Sends one command for `key` and blocks for its reply. An error reply is
 /// thrown as reply_error() describes it (`what` on `key`, where a `kind` of
 /// primitive was expected).

@@ -8,6 +8,8 @@
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/acquire.hpp"
+#include "common/quoted.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/names.hpp"
 #include "semaphore/channel.hpp"
@@ -91,7 +93,7 @@ PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string n
 void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease, Done done) {
     const std::string& name = counter_.name();
     check_lease(name, lease);
-    if (wait) detail::check_wait(noun, name, *wait);
+    if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name); }, *wait);
     auto& core = counter_.client_->core();
     detail::AcquireRequest request;
     request.channel = detail::semaphore_channel(name);
@@ -110,7 +112,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
             },
             noun);
     };
-    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.deadline = detail::deadline_after(wait);
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
                                                                               bool acquired, std::int64_t) {

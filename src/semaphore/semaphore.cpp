@@ -6,6 +6,8 @@
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/acquire.hpp"
+#include "common/quoted.hpp"
+#include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "semaphore/channel.hpp"
@@ -36,7 +38,7 @@ Semaphore::Semaphore(Client& client, std::string name, std::string_view noun)
 
 void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait, Done done) {
     check_permits(noun_, name_, permits);
-    if (wait) detail::check_wait(noun_, name_, *wait);
+    if (wait) detail::check_wait([&] { return std::string(noun_) + ' ' + detail::quoted(name_); }, *wait);
     if (permits == 0) return done(nullptr, true);  // nothing to take (Redisson alike)
     auto& core = client_->core();
     detail::AcquireRequest request;
@@ -54,7 +56,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
             },
             noun);
     };
-    if (wait) request.deadline = std::chrono::steady_clock::now() + *wait;
+    request.deadline = detail::deadline_after(wait);
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
                         done(std::move(error), acquired);

@@ -156,6 +156,38 @@ const Waiter enormous_waits[] = {
 INSTANTIATE_TEST_SUITE_P(Catalog, EnormousWaits, ::testing::ValuesIn(enormous_waits),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The semaphore and the latch take waits the same way: an enormous one waits
+// for the release (or the count-down) instead of overflowing into a deadline
+// already past; a negative one is refused, naming the primitive.
+TEST_F(Durations, SemaphoreAndLatchWaitsAsLocksDo) {
+    Client client(config()), other(config());
+    Semaphore slots(client, "slots");
+    slots.try_set_permits(0);
+    auto taken = std::async(std::launch::async, [&] { return slots.try_acquire_for(hours::max()); });
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_sc:{slots}") == 1; }))
+        << "the waiter gave up or failed at once";
+    Semaphore(other, "slots").release();
+    ASSERT_EQ(taken.wait_for(20s), std::future_status::ready) << "the release did not wake the waiter";
+    EXPECT_TRUE(taken.get());
+
+    CountDownLatch done(client, "done");
+    done.try_set_count(1);
+    auto opened = std::async(std::launch::async, [&] {
+        return done.await_until(std::chrono::system_clock::time_point::max());
+    });
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_countdownlatch__channel__{done}") == 1; }));
+    CountDownLatch(other, "done").count_down();
+    ASSERT_EQ(opened.wait_for(20s), std::future_status::ready) << "the count-down did not wake the waiter";
+    EXPECT_TRUE(opened.get());
+
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { slots.try_acquire_for(hours::min()); }),
+                         {"wait", "semaphore 'slots'", "must be >= 0"}));
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { done.await_for(milliseconds(-1)); }),
+                         {"wait", "'done'", "must be >= 0"}));
+    raw->command({"DEL", "slots", "done"});
+    expect_nothing_left(client);
+}
+
 // A peer (a Java service, say) may hold a lock with a TTL near Redis's limit.
 // A waiter bounds its sleep by that TTL; now + TTL must not overflow into a
 // wake-up in the past, which would retry in a busy loop.
