@@ -1,4 +1,6 @@
 // The holdfast command line tool, run as a process against a throwaway server.
+#include <future>
+
 #include "cli/cli_process.hpp"
 
 namespace holdfast::testing {
@@ -244,9 +246,49 @@ TEST_F(CliUnlock, WithoutForceRefusesAndKeepsTheLock) {
 }
 
 TEST_F(CliUnlock, ForceLeavesAKeyOfAnotherTypeAlone) {
-    raw->command({"SET", "job", "x"});
+    raw->command({"SET", "job", "x"});  // a string without an expiry: data, not a simple lock
     EXPECT_EQ(holdfast({"unlock", "--force", "job"}).status, 1);
     EXPECT_EQ(raw->string({"GET", "job"}), "x");
+    raw->command({"SET", "permits", "3"});
+    const auto semaphore = holdfast({"unlock", "--force", "permits"});
+    EXPECT_EQ(semaphore.status, 1);
+    EXPECT_NE(semaphore.err.find("semaphore or count-down latch"), std::string::npos) << semaphore.err;
+    EXPECT_EQ(raw->string({"GET", "permits"}), "3");
+}
+
+// Each lock is broken its own way: the read-write lock's and the simple lock's
+// keys are deleted too, and the waiters of each are woken.
+TEST_F(CliUnlock, ForceFreesEveryKindOfLock) {
+    Client client(config());
+    ReadWriteLock rw(client, "report");
+    rw.write_lock().lock();
+    const auto written = holdfast({"unlock", "--force", "report"});
+    EXPECT_EQ(written.status, 0) << written.err;
+    EXPECT_NE(written.out.find("was held by: " + client.current_owner() + " (writer, hold count 1)"),
+              std::string::npos)
+        << written.out;
+    EXPECT_EQ(raw->integer({"EXISTS", "report"}), 0);
+
+    SimpleLock simple(client, "door");
+    simple.lock();
+    const auto simple_out = holdfast({"unlock", "--force", "door"});
+    EXPECT_EQ(simple_out.status, 0) << simple_out.err;
+    EXPECT_NE(simple_out.out.find("was held by token: " + client.current_owner()), std::string::npos)
+        << simple_out.out;
+    EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
+
+    Client other(config());
+    FairLock fair(client, "queue"), waiting(other, "queue");
+    fair.lock();
+    auto waiter = std::async(std::launch::async, [&] {
+        const bool got = waiting.try_lock_for(std::chrono::seconds(20));
+        if (got) waiting.unlock();
+        return got;
+    });
+    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{queue}"}) == 1; }));
+    EXPECT_EQ(holdfast({"unlock", "--force", "queue"}).status, 0);
+    ASSERT_EQ(waiter.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    EXPECT_TRUE(waiter.get());
 }
 
 TEST_F(CliUsage, BadArgumentsExit2) {

@@ -42,11 +42,6 @@ std::string plural(std::int64_t n, const std::string& one, const std::string& ma
     return std::to_string(n) + ' ' + (n == 1 ? one : many);
 }
 
-void print_holders(const std::vector<Lock::Holder>& holders, std::string_view label) {
-    for (const auto& holder : holders)
-        std::cout << "  " << label << ": " << holder.owner << " (hold count " << holder.hold_count << ")\n";
-}
-
 std::string headline(const LockState& state) {
     switch (state.kind) {
         case Kind::free: return "free";
@@ -136,15 +131,49 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
         return exit_code::usage;
     }
     Client client(make_config(global));
-    Lock lock(client, options.name);
-    // First, to print them: it also refuses a key that is not a lock, as force_unlock() does.
-    const auto holders = lock.holders();
-    if (!lock.force_unlock()) {
+    const LockState state = inspect(client, options.name);
+    const std::string where = "'" + printable(options.name) + "' on " + make_config(global).server_name();
+    bool deleted = false;
+    switch (state.kind) {
+        case Kind::free:
+            break;
+        case Kind::lock:  // waiters of a fair lock listen on their own channels: its own force-unlock wakes them
+            deleted = state.queue.empty() ? Lock(client, options.name).force_unlock()
+                                          : FairLock(client, options.name).force_unlock();
+            break;
+        case Kind::read_write_lock: {
+            ReadWriteLock rw(client, options.name);
+            deleted = (state.mode == "write" ? rw.write_lock() : rw.read_lock()).force_unlock();
+            break;
+        }
+        case Kind::simple_lock:
+            // Every SimpleLock key is set with an expiry; a string without one is someone's data.
+            if (!state.ttl) {
+                warn("cannot force-unlock " + where + ": the key is a string without an expiry, not a simple "
+                     "lock (whose key always has one); pick another name or delete the key yourself");
+                return exit_code::failure;
+            }
+            deleted = SimpleLock(client, options.name).force_unlock();
+            break;
+        case Kind::counter:
+        case Kind::permit_expirable_semaphore:
+            warn("cannot force-unlock " + where + ": it is a semaphore or count-down latch, which has no holder "
+                 "to break; `holdfast status " + options.name + "` shows its count");
+            return exit_code::failure;
+        case Kind::not_a_primitive:
+            warn("cannot force-unlock " + where + ": the key holds " + printable(state.description) +
+                 ", not a lock; pick another name or delete the key yourself");
+            return exit_code::failure;
+    }
+    if (!deleted) {
         std::cout << options.name << ": was not locked; nothing deleted\n";
         return exit_code::ok;
     }
     std::cout << options.name << ": force-unlocked (deleted the lock and woke its waiters)\n";
-    print_holders(holders, "was held by");
+    for (const auto& holder : state.holders)
+        std::cout << "  was held by: " << holder.owner << (holder.writer ? " (writer, " : " (") << "hold count "
+                  << holder.hold_count << ")\n";
+    if (state.kind == Kind::simple_lock) std::cout << "  was held by token: " << printable(state.token) << '\n';
     return exit_code::ok;
 }
 
