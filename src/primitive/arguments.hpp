@@ -7,24 +7,26 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "holdfast/config.hpp"
 
 namespace holdfast::detail {
 
+/// `unleased` says what to do instead: a call without a lease.
 template <class Subject>
-void check_lease(const Subject& subject, std::optional<std::chrono::milliseconds> lease) {
+void check_lease(const Subject& subject, std::optional<std::chrono::milliseconds> lease,
+                 std::string_view unleased = "take the lock without a lease to have the watchdog renew it") {
     if (!lease) return;
     const std::string got = std::to_string(lease->count()) + " ms";
     if (*lease <= std::chrono::milliseconds::zero())
-        throw std::invalid_argument("holdfast: lease for " + subject() + " must be > 0 ms, got " + got +
-                                    "; take the lock without a lease to have the watchdog renew it");
+        throw std::invalid_argument("holdfast: lease for " + subject() + " must be > 0 ms, got " + got + "; " +
+                                    std::string(unleased));
     // Redis refuses a longer expiry only after the acquire script wrote the hold.
     if (*lease > max_duration)
         throw std::invalid_argument("holdfast: lease for " + subject() + " is too long: " + got + ", at most " +
-                                    std::to_string(max_duration.count()) +
-                                    " ms (100 years); to hold it until unlock(), take the lock without a lease "
-                                    "(the watchdog renews it)");
+                                    std::to_string(max_duration.count()) + " ms (100 years); " +
+                                    std::string(unleased));
 }
 
 template <class Subject>

@@ -79,10 +79,10 @@ NotOwnerError not_held(const std::string& name, const std::string& permit_id) {
                          "': it is not held (never acquired, released already, or its lease ended)");
 }
 
+// A lease end past max_duration would overflow the epoch-ms arithmetic.
 void check_lease(const std::string& name, std::optional<std::chrono::milliseconds> lease) {
-    if (lease && *lease <= std::chrono::milliseconds::zero())
-        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': lease must be > 0 ms, got " +
-                                    std::to_string(lease->count()) + " ms");
+    detail::check_lease([&] { return std::string(noun) + ' ' + detail::quoted(name); }, lease,
+                        "acquire without a lease for a permit that never expires");
 }
 
 }  // namespace

@@ -156,10 +156,11 @@ const Waiter enormous_waits[] = {
 INSTANTIATE_TEST_SUITE_P(Catalog, EnormousWaits, ::testing::ValuesIn(enormous_waits),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// The semaphore and the latch take waits the same way: an enormous one waits
-// for the release (or the count-down) instead of overflowing into a deadline
-// already past; a negative one is refused, naming the primitive.
-TEST_F(Durations, SemaphoreAndLatchWaitsAsLocksDo) {
+// The semaphores and the latch take durations the same way: an enormous wait
+// waits for the release (or the count-down) instead of overflowing into a
+// deadline already past; a negative wait, and a lease out of range, are
+// refused naming the primitive.
+TEST_F(Durations, SemaphoresAndTheLatchTakeDurationsAsLocksDo) {
     Client client(config()), other(config());
     Semaphore slots(client, "slots");
     slots.try_set_permits(0);
@@ -184,6 +185,11 @@ TEST_F(Durations, SemaphoreAndLatchWaitsAsLocksDo) {
                          {"wait", "semaphore 'slots'", "must be >= 0"}));
     EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { done.await_for(milliseconds(-1)); }),
                          {"wait", "'done'", "must be >= 0"}));
+    PermitExpirableSemaphore pool(client, "pool");
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { pool.try_acquire(milliseconds::max()); }),
+                         {"lease", "permit-expirable semaphore 'pool'", "too long", "without a lease"}));
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { pool.try_acquire(milliseconds(0)); }),
+                         {"lease", "must be > 0"}));
     raw->command({"DEL", "slots", "done"});
     expect_nothing_left(client);
 }
