@@ -104,7 +104,7 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
 std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock, Nanos t) {
     std::int64_t lost = 0;
     for (const Fault& f : m.faults) {
-        if (f.start >= t) continue;
+        if (f.start > t) continue;  // a kill at t itself ends a hold and may open the window
         if (f.kind == Nemesis::restart_volatile) lost += facts.permits;
         if (f.kind == Nemesis::kill_holder && f.lock == lock) ++lost;
     }
