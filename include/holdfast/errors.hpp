@@ -44,4 +44,13 @@ public:
     using Error::Error;
 };
 
+/// unlock() of a hold whose lease lapsed locally: no renewal was confirmed for
+/// a whole lease (less a safety margin), so the holder was told through
+/// lease_lost_token(), and another owner may have held the lock since. The
+/// unlock itself was still carried out on the server.
+class LeaseLostError : public NotOwnerError {
+public:
+    using NotOwnerError::NotOwnerError;
+};
+
 }  // namespace holdfast

@@ -36,7 +36,8 @@ public:
                                                        std::optional<Duration> lease = std::nullopt);
     std::future<std::optional<std::int64_t>> async_try_lock_and_get_token(std::string owner,
                                                                          Duration wait = Duration::zero(),
-                                                                         std::optional<Duration> lease = std::nullopt);
+                                                                         std::optional<Duration> lease = std::nullopt,
+                                                                         std::stop_token stop = {});
     /// The latest token handed out (0 if none yet).
     std::int64_t token() const;
 };

@@ -60,6 +60,8 @@ private:
 /// (30 s) and the client's watchdog renews it every third of that until the
 /// final unlock, so a crashed holder frees the lock within one lease. With an
 /// explicit lease nothing renews it: the lock expires when the lease runs out.
+/// Either way the holder is told (lease_lost_token()) just before a lease it
+/// could not renew ends, and unlock() then throws LeaseLostError.
 ///
 /// Waiting: a refused caller subscribes to the lock's channel (one
 /// subscription per channel per client, shared by all its waiters), tries
@@ -110,8 +112,9 @@ public:
     bool try_lock();
     // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
     /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
-    /// none (its lease ran out, or it was force-unlocked) and ConnectionError if
-    /// the server cannot be reached. Inside std::lock_guard or std::scoped_lock
+    /// none (its lease ran out, or it was force-unlocked), LeaseLostError (a
+    /// NotOwnerError) if its lease lapsed locally before this unlock (released
+    /// all the same), and ConnectionError if the server cannot be reached. Inside std::lock_guard or std::scoped_lock
     /// (noexcept destructors) such a throw terminates: a loud end for a lost
     /// lock. Code that must survive it calls unlock() itself, in a try.
     void unlock();
@@ -132,18 +135,24 @@ public:
     /// Every owner holding the lock, with its hold count (empty when free).
     std::vector<Holder> holders() const;
 
-    /// Requested when the watchdog finds the calling thread's hold gone
-    /// (expired, force-unlocked, lost by the server). Attach a
-    /// std::stop_callback to be told. A token without a stop state is
-    /// returned when the thread holds no watchdog-renewed hold.
+    /// Requested when the calling thread's hold is lost: the watchdog found it
+    /// gone (expired, force-unlocked, lost by the server), or its local lease
+    /// deadline passed with no renewal confirmed (the server unreachable,
+    /// paused or refusing; an explicit lease about to end), before the
+    /// server's lease can end. Attach a std::stop_callback to be told; see
+    /// docs/lock.md for the margin and for what fencing adds. A token without
+    /// a stop state is returned when the owner holds no hold of the lock.
     std::stop_token lease_lost_token() const;
     std::stop_token lease_lost_token(const std::string& owner) const;
 
     /// Async forms with an explicit owner; the future completes on the
     /// client's event loop thread. `wait` zero means try once; nullopt lease
     /// means watchdog-renewed. The future throws what the blocking forms throw.
+    /// `stop`, once requested, ends the wait as if its time were up (a fair
+    /// waiter leaves its queue): false, unless the attempt then in flight took
+    /// the lock, which the future then says.
     std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
-                                     std::optional<Duration> lease = std::nullopt);
+                                     std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
     std::future<void> async_unlock(std::string owner);
 
@@ -156,8 +165,13 @@ protected:
     using Acquired = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
     using Released = std::function<void(std::exception_ptr error)>;
 
+    /// Who keeps watch over a hold's lease: the client's watchdog (renewing a
+    /// watchdog lease, and telling the holder when any lease lapses), or the
+    /// caller (RedLock, which renews and judges its members itself).
+    enum class Watch { watchdog, caller };
     /// Validates, then acquires for `owner`; `done` runs on the loop thread.
-    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done);
+    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,
+                 Watch watch = Watch::watchdog, std::stop_token stop = {});
     /// Blocks the calling thread (its own owner); nullopt when not acquired, else the token.
     std::optional<std::int64_t> acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
     Client& client() const { return *client_; }

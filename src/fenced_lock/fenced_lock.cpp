@@ -54,13 +54,17 @@ std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, st
 }
 
 std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait,
-                                                                                  std::optional<Duration> lease) {
+                                                                                  std::optional<Duration> lease,
+                                                                                  std::stop_token stop) {
     auto promise = std::make_shared<std::promise<std::optional<std::int64_t>>>();
     auto future = promise->get_future();
-    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired, std::int64_t token) {
-        if (error) promise->set_exception(error);
-        else promise->set_value(acquired ? std::optional(token) : std::nullopt);
-    });
+    acquire(
+        std::move(owner), wait, lease,
+        [promise](std::exception_ptr error, bool acquired, std::int64_t token) {
+            if (error) promise->set_exception(error);
+            else promise->set_value(acquired ? std::optional(token) : std::nullopt);
+        },
+        Watch::watchdog, std::move(stop));
     return future;
 }
 

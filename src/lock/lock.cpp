@@ -65,6 +65,25 @@ void release_unacknowledged(detail::ClientCore& core, const detail::LockKind& ki
                  });
 }
 
+// An acquire that failed with its outcome unknown (the connection dropped
+// after the script was sent) may have taken the lock. If the caller holds
+// nothing of it otherwise, one release gives back what it may have taken,
+// as Redisson does, instead of leaving it held until its lease ends. With
+// other holds known, the ledger gives the extra one back at the last unlock.
+void give_back_unknown(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
+                       const std::string& owner, const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const AuthError&) {
+        return;  // refused before anything ran
+    } catch (const ConnectionError&) {
+    } catch (...) {
+        return;
+    }
+    if (core.holds.known(name, kind.hold_field(owner))) return;
+    kind.release(core, name, owner, "0", [](std::exception_ptr, Reply) {});
+}
+
 }  // namespace
 
 Lock::Lock(Client& client, std::string name) : Lock(client, std::move(name), detail::reentrant_lock_kind()) {}
@@ -74,32 +93,39 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(kind.noun()) + " name must not be empty");
 }
 
-void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
+void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,
+                   Watch watch, std::stop_token stop) {
     const auto subject = [this] { return detail::quoted(name_); };
     detail::check_owner(subject, owner);
     detail::check_lease(subject, lease);
     if (wait) detail::check_wait(subject, *wait);
     auto& core = client_->core();
-    const bool watchdog = !lease;
+    const Duration ttl = lease.value_or(core.watchdog.lease());
     const bool try_once = wait && *wait == Duration::zero();
-    detail::AcquireRequest request = kind_->acquire(core, name_, owner, lease.value_or(core.watchdog.lease()), try_once);
+    detail::AcquireRequest request = kind_->acquire(core, name_, owner, ttl, try_once);
     request.deadline = detail::deadline_after(wait);
-    request.attempt = [&core, &kind = *kind_, name = name_, attempt = std::move(request.attempt)](
+    request.stop = std::move(stop);
+    // When the attempt that took the lock was sent: its lease runs from then at the latest.
+    auto sent = std::make_shared<detail::Watchdog::Clock::time_point>();
+    request.attempt = [&core, &kind = *kind_, name = name_, sent, attempt = std::move(request.attempt)](
                           std::function<void(Attempt)> report) {
+        *sent = detail::Watchdog::Clock::now();
         attempt([&core, &kind, name, report = std::move(report)](Attempt result) {
             if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
             refused_without_ttl(core, kind, name, std::move(report));
         });
     };
+    const detail::Script* renew = lease ? nullptr : &kind_->renew();
     detail::acquire(core.transport, std::move(request),
-                    [&core, kind = kind_, name = name_, owner = std::move(owner), watchdog, done = std::move(done)](
-                        std::exception_ptr error, bool acquired, std::int64_t token) {
-                        // Tracked before the caller learns it holds the lock, so renewal never lags.
+                    [&core, kind = kind_, name = name_, owner = std::move(owner), renew, ttl, sent, watch,
+                     done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
+                        const std::string field = kind->hold_field(owner);
+                        // Watched before the caller learns it holds the lock, so renewal never lags.
                         if (!error && acquired) {
-                            const std::string field = kind->hold_field(owner);
                             core.holds.taken(name, field);
-                            if (watchdog) core.watchdog.track(kind->renew(), name, field);
+                            if (watch == Watch::watchdog) core.watchdog.track(renew, name, field, *sent, ttl);
                         }
+                        if (error && watch == Watch::watchdog) give_back_unknown(core, *kind, name, owner, error);
                         done(error, acquired, token);
                     });
 }
@@ -111,10 +137,12 @@ void Lock::release(std::string owner, Released done) {
     // A watchdog hold still held after this unlock gets a fresh lease; an
     // explicit lease keeps its deadline (0).
     const std::string lease_ms =
-        core.watchdog.tracks(name_, field) ? std::to_string(core.watchdog.lease().count()) : "0";
+        core.watchdog.renews(name_, field) ? std::to_string(core.watchdog.lease().count()) : "0";
     kind_->release(core, name_, owner, lease_ms,
                    [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
                        std::exception_ptr error, Reply reply) mutable {
+                       // Read before untrack(): a hold lost locally is reported as such.
+                       const auto lost_for = core.watchdog.lost_for(name, field);
                        if (!error && reply.is_nil()) core.holds.forget(name, field);
                        const auto known = error || reply.is_integer() ? core.holds.given_back(name, field)
                                                                       : std::nullopt;
@@ -126,6 +154,17 @@ void Lock::release(std::string owner, Released done) {
                        // outcome is unknown or refused, and the lease will end the hold.
                        if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, field);
                        if (error) return done(error);
+                       if (lost_for)
+                           return done(std::make_exception_ptr(LeaseLostError(
+                               "holdfast: " + std::string(kind->noun()) + " " + detail::quoted(name) + " on " +
+                               core.transport.config().server_name() + " was lost by owner " +
+                               detail::quoted(owner) + " " + std::to_string(lost_for->count()) +
+                               " ms before this unlock: no renewal was confirmed for a whole lease (the server "
+                               "unreachable, paused or refusing), so another owner may have held it since; " +
+                               (reply.is_nil() ? "the server no longer counted this hold"
+                                               : "the unlock was carried out") +
+                               ". Watch lease_lost_token() to stop work when this happens, and fence writes "
+                               "(FencedLock) where a late write must be refused")));
                        if (reply.is_nil())
                            return done(std::make_exception_ptr(NotOwnerError(
                                "holdfast: cannot unlock " + std::string(kind->noun()) + " " + detail::quoted(name) +
@@ -163,13 +202,17 @@ void Lock::unlock() {
     result.get();
 }
 
-std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,
+                                       std::stop_token stop) {
     auto promise = std::make_shared<std::promise<bool>>();
     auto future = promise->get_future();
-    acquire(std::move(owner), wait, lease, [promise](std::exception_ptr error, bool acquired, std::int64_t) {
-        if (error) promise->set_exception(error);
-        else promise->set_value(acquired);
-    });
+    acquire(
+        std::move(owner), wait, lease,
+        [promise](std::exception_ptr error, bool acquired, std::int64_t) {
+            if (error) promise->set_exception(error);
+            else promise->set_value(acquired);
+        },
+        Watch::watchdog, std::move(stop));
     return future;
 }
 

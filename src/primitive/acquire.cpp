@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 
+#include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
@@ -25,7 +26,20 @@ public:
     AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
         : transport_(transport), request_(std::move(request)), done_(std::move(done)) {}
 
-    void start() { attempt(); }
+    void start() {
+        auto self = shared_from_this();
+        if (!transport_.add_waiter(self))
+            return finish(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down")), false);
+        if (request_.stop.stop_possible()) {
+            std::weak_ptr<AcquireOperation> weak = self;
+            cancel_.emplace(request_.stop, [weak, &transport = transport_] {
+                transport.run_on_loop([weak] {
+                    if (auto self = weak.lock()) self->cancel();
+                });
+            });
+        }
+        attempt();
+    }
 
     std::size_t wakes(std::string_view payload) const override { return request_.wakes(payload); }
 
@@ -54,10 +68,20 @@ public:
 
     void on_closed() override {
         if (finished_) return;
-        subscribed_ = false;  // the subscriber is gone
-        finish(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down; stopped waiting on '" +
-                                                       request_.channel + "'")),
+        finish(std::make_exception_ptr(ConnectionError(
+                   "holdfast: the client is shutting down; stopped waiting" +
+                   (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)))),
                false);
+    }
+
+    void on_refused(std::exception_ptr error) override {
+        if (finished_) return;
+        // An attempt in flight may take it yet; else there is nothing to wait for.
+        if (attempting_) {
+            refusal_ = std::move(error);
+            return;
+        }
+        finish(std::move(error), false);
     }
 
 private:
@@ -69,13 +93,26 @@ private:
         request_.attempt([self = shared_from_this()](Attempt result) { self->on_attempt(std::move(result)); });
     }
 
+    // Stops waiting, as the deadline would; an attempt in flight is awaited.
+    void cancel() {
+        if (finished_) return;
+        if (attempting_) {
+            cancelled_ = true;
+            return;
+        }
+        finish(nullptr, false);
+    }
+
     void on_attempt(Attempt result) {
         attempting_ = false;
+        if (finished_) return;  // the client shut down meanwhile
         switch (result.outcome) {
             case Attempt::Outcome::acquired: return finish(nullptr, true, result.token);
             case Attempt::Outcome::failed: return finish(result.error, false);
             case Attempt::Outcome::refused: break;
         }
+        if (refusal_) return finish(refusal_, false);
+        if (cancelled_) return finish(nullptr, false);
         if (result.pass_on && wake_led_here_) {
             // Only to later waiters, so two waiters for too many permits
             // cannot hand one wake-up back and forth.
@@ -134,6 +171,8 @@ private:
     void finish(std::exception_ptr error, bool acquired, std::int64_t token = 0) {
         finished_ = true;
         cancel_sleep();
+        cancel_.reset();
+        transport_.remove_waiter(this);
         if (subscribed_) {
             transport_.subscriber().remove(request_.channel, this);
             // A release this waiter took for itself but cannot use (it gave up
@@ -155,6 +194,9 @@ private:
     AcquireRequest request_;
     AcquireHandler done_;
     std::optional<asio::steady_timer> timer_;
+    std::optional<std::stop_callback<std::function<void()>>> cancel_;
+    std::exception_ptr refusal_;  // the server refused the channel while an attempt was in flight
+    bool cancelled_ = false;      // stop requested while an attempt was in flight
     bool attempting_ = false;
     bool woken_ = false;
     bool consumed_wake_ = false;  // used a wake-up since the last attempt began

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,10 @@ struct AcquireRequest {
     /// before the handler; calls its argument when done. A fair lock leaves
     /// its queue here.
     std::function<void(std::function<void()>)> give_up;
+    /// Requested: stop waiting, as if the deadline had passed (give-up step
+    /// included). An attempt already in flight is awaited first: if it took
+    /// the primitive, the operation completes as acquired.
+    std::stop_token stop;
 };
 
 /// Completion: error set, or whether the primitive was acquired (with the

@@ -35,6 +35,12 @@ public:
         return left;
     }
 
+    /// Whether callers were told of any hold of `field` still held.
+    bool known(const std::string& key, const std::string& field) const {
+        std::lock_guard lock(mutex_);
+        return counts_.contains({key, field});
+    }
+
     /// The server says `field` holds nothing: forget its holds.
     void forget(const std::string& key, const std::string& field) {
         std::lock_guard lock(mutex_);

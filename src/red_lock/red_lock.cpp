@@ -41,7 +41,8 @@ void round(const std::shared_ptr<RedLockState>& state, const std::vector<std::st
             LockAccess::acquire(*locks[i], owners[i], std::chrono::milliseconds::zero(), lease,
                                 [took = std::move(took)](std::exception_ptr error, bool acquired, std::int64_t) {
                                     took({std::move(error), acquired});
-                                });
+                                },
+                                LockAccess::Watch::caller);  // the RedLock renews and judges its members itself
         },
         [n, q](const Tally<Took>& tally) {
             return tally.count(taken) >= q || tally.count([](const Took& t) { return !taken(t); }) > n - q;

@@ -18,17 +18,14 @@
 #include <vector>
 
 #include "holdfast/lock.hpp"
+#include "scheduler/lease.hpp"
 
 namespace holdfast::detail {
 
 class Transport;
 
-/// The Redlock algorithm's numbers: a quorum of N servers, and the clock drift
-/// allowed for a lease (1 % of it plus 2 ms).
+/// The Redlock algorithm's quorum of N servers (its clock drift: drift_of).
 inline std::size_t quorum_of(std::size_t servers) { return servers / 2 + 1; }
-inline std::chrono::milliseconds drift_of(std::chrono::milliseconds lease) {
-    return lease / 100 + std::chrono::milliseconds(2);
-}
 
 /// The error of a step (`verb`: "lock", "unlock") that too many servers failed
 /// for a quorum: names each failed server and what it said. Its type is the

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "scheduler/lease.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
@@ -11,13 +12,23 @@ Watchdog::Watchdog(Transport& transport, std::chrono::milliseconds lease, std::s
 
 Watchdog::~Watchdog() = default;
 
-void Watchdog::track(const Script& renew, const std::string& key, const std::string& owner) {
+void Watchdog::track(const Script* renew, const std::string& key, const std::string& owner, Clock::time_point sent,
+                     std::chrono::milliseconds ttl) {
     std::lock_guard lock(mutex_);
     auto [it, inserted] = entries_.try_emplace({key, owner});
-    if (inserted) it->second.generation = ++next_generation_;
-    it->second.renew = &renew;
-    if (!armed_) {
-        armed_ = true;
+    Entry& entry = it->second;
+    if (inserted || entry.expired) {
+        // A hold lost locally and taken again starts afresh: the old token stays stopped.
+        entry = Entry{};
+        entry.generation = ++next_generation_;
+    }
+    if (renew) entry.renew = renew;
+    // This command set the TTL last (commands on one key keep their order).
+    entry.deadline = sent + ttl - lease_margin(ttl);
+    if (entry.renew && !next_renewal_) next_renewal_ = Clock::now() + lease_ / 3;
+    const auto wake = entry.renew ? std::min(entry.deadline, *next_renewal_) : entry.deadline;
+    if (!armed_for_ || wake < *armed_for_) {
+        armed_for_ = wake;
         transport_.run_on_loop([this] { arm(); });
     }
 }
@@ -33,9 +44,17 @@ std::stop_token Watchdog::lease_lost(const std::string& key, const std::string& 
     return it == entries_.end() ? std::stop_token{} : it->second.lost.get_token();
 }
 
-bool Watchdog::tracks(const std::string& key, const std::string& owner) const {
+std::optional<std::chrono::milliseconds> Watchdog::lost_for(const std::string& key, const std::string& owner) const {
     std::lock_guard lock(mutex_);
-    return entries_.contains({key, owner});
+    auto it = entries_.find({key, owner});
+    if (it == entries_.end() || !it->second.expired) return std::nullopt;
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - it->second.deadline);
+}
+
+bool Watchdog::renews(const std::string& key, const std::string& owner) const {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find({key, owner});
+    return it != entries_.end() && it->second.renew && !it->second.expired;
 }
 
 std::size_t Watchdog::tracked() const {
@@ -44,22 +63,56 @@ std::size_t Watchdog::tracked() const {
 }
 
 void Watchdog::arm() {
-    timer_.expires_after(lease_ / 3);
+    std::optional<Clock::time_point> wake;
+    {
+        std::lock_guard lock(mutex_);
+        bool renewing = false;
+        for (const auto& [id, entry] : entries_) {
+            if (entry.expired) continue;
+            renewing = renewing || entry.renew;
+            if (!wake || entry.deadline < *wake) wake = entry.deadline;
+        }
+        if (!renewing) next_renewal_.reset();
+        if (next_renewal_ && (!wake || *next_renewal_ < *wake)) wake = next_renewal_;
+        armed_for_ = wake;
+    }
+    if (!wake) return;  // nothing to do; the next track() arms again
+    timer_.expires_at(*wake);
     timer_.async_wait([this](asio::error_code ec) {
-        if (!ec) tick();
+        if (!ec) on_timer();
     });
 }
 
-// Groups the holds by renew script and shard, up to batch_size_ keys per call.
-void Watchdog::tick() {
+void Watchdog::on_timer() {
+    const auto now = Clock::now();
+    std::vector<std::stop_source> lost;
+    bool renewal_due;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& [id, entry] : entries_)
+            if (!entry.expired && entry.deadline <= now) lose(entry, lost);
+        renewal_due = next_renewal_ && *next_renewal_ <= now;
+    }
+    // Outside the mutex: stop callbacks are user code.
+    for (auto& source : lost) source.request_stop();
+    if (renewal_due) renew_all(now);
+    arm();
+}
+
+void Watchdog::lose(Entry& entry, std::vector<std::stop_source>& lost) {
+    entry.expired = true;
+    lost.push_back(entry.lost);
+}
+
+// Groups the renewed holds by renew script and shard, up to batch_size_ keys per call.
+void Watchdog::renew_all(Clock::time_point now) {
     std::map<std::pair<const Script*, std::size_t>, std::vector<Sent>> groups;
     {
         std::lock_guard lock(mutex_);
-        if (entries_.empty()) {
-            armed_ = false;  // the next track() re-arms
-            return;
-        }
-        for (const auto& [id, entry] : entries_) groups[{entry.renew, transport_.shard_of(id.first)}].push_back({id, entry.generation});
+        for (const auto& [id, entry] : entries_)
+            if (entry.renew && !entry.expired)
+                groups[{entry.renew, transport_.shard_of(id.first)}].push_back({id, entry.generation});
+        next_renewal_ = now + lease_ / 3;
     }
     const std::string lease = std::to_string(lease_.count());
     for (auto& [group, ids] : groups) {
@@ -72,28 +125,31 @@ void Watchdog::tick() {
                 keys.push_back(sent.id.first);
                 args.push_back(sent.id.second);
             }
-            transport_.eval(*group.first, keys, args, [this, batch](std::exception_ptr error, Reply reply) {
-                // A transport or server error keeps the holds: the next tick retries.
-                if (!error && reply.is_array()) on_renewed(*batch, reply);
+            transport_.eval(*group.first, keys, args, [this, batch, now](std::exception_ptr error, Reply reply) {
+                // A transport or server error changes nothing: the next tick
+                // retries, and the local deadline ends a hold never confirmed.
+                if (!error && reply.is_array()) on_renewed(*batch, reply, now);
             });
         }
     }
-    arm();
 }
 
-void Watchdog::on_renewed(const std::vector<Sent>& batch, const Reply& reply) {
+void Watchdog::on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent) {
     std::vector<std::stop_source> lost;
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < batch.size() && i < reply.elements.size(); ++i) {
-            if (reply.elements[i].integer == 1) continue;
             auto it = entries_.find(batch[i].id);
-            if (it == entries_.end() || it->second.generation != batch[i].generation) continue;  // unlocked meanwhile
+            // Unlocked (and maybe re-taken) meanwhile, or already lost locally.
+            if (it == entries_.end() || it->second.generation != batch[i].generation || it->second.expired) continue;
+            if (reply.elements[i].integer == 1) {
+                it->second.deadline = sent + lease_ - lease_margin(lease_);
+                continue;
+            }
             lost.push_back(it->second.lost);
             entries_.erase(it);
         }
     }
-    // Outside the mutex: stop callbacks are user code.
     for (auto& source : lost) source.request_stop();
 }
 

@@ -1,5 +1,6 @@
 // The watchdog: one timer per client renews every watchdog-leased hold in
-// batches, and tells the holder when its hold turns out to be gone.
+// batches, and tells the holder when its hold is gone or can no longer be
+// trusted (no renewal confirmed for a whole lease, less a margin).
 #pragma once
 
 #include <asio.hpp>
@@ -7,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -18,35 +20,55 @@ namespace holdfast::detail {
 
 class Transport;
 
-/// Knows keys, owners and a renew script per entry, nothing of lock types.
-/// A renew script takes KEYS = keys, ARGV[1] = lease ms, ARGV[1 + i] = owner of
-/// KEYS[i], and replies an array with 1 (renewed) or 0 (gone) per key.
+/// Knows keys, owners, leases and a renew script per entry, nothing of lock
+/// types. A renew script takes KEYS = keys, ARGV[1] = lease ms, ARGV[1 + i] =
+/// owner of KEYS[i], and replies an array with 1 (renewed) or 0 (gone) per key.
 ///
-/// Thread safety: track/untrack/lease_lost/tracked from any thread; the timer
-/// runs on the transport's loop.
+/// Every hold it knows of has a local lease deadline: the send time of the
+/// last command the server confirmed set its TTL (the acquire, then each
+/// renewal), plus that TTL, less lease_margin(). Since the server ran the
+/// command after it was sent, the server's lease ends later. When the
+/// deadline passes unrenewed (the server unreachable, paused, refusing), the
+/// hold is lost: its stop token is requested and lost() says so until the
+/// owner's unlock, before anyone else can have taken the lock.
+///
+/// Thread safety: every member from any thread; the timer runs on the
+/// transport's loop.
 class Watchdog {
 public:
+    using Clock = std::chrono::steady_clock;
+
     Watchdog(Transport& transport, std::chrono::milliseconds lease, std::size_t batch_size);
     ~Watchdog();
 
-    /// Renews `key` for `owner` from now on (idempotent: re-entries add nothing).
-    void track(const Script& renew, const std::string& key, const std::string& owner);
-    /// Stops renewing: the server says the owner's last hold is released, or
+    /// A hold of `key` by `owner` was taken (or re-entered) by a command sent at
+    /// `sent` that set its TTL to `ttl`. `renew`: the script that renews it
+    /// every third of lease(); nullptr for an explicit lease, watched only. A
+    /// hold already renewed stays renewed.
+    void track(const Script* renew, const std::string& key, const std::string& owner, Clock::time_point sent,
+               std::chrono::milliseconds ttl);
+    /// Forgets the hold: the server says the owner's last hold is released, or
     /// the unlock failed (the lease then ends the hold).
     void untrack(const std::string& key, const std::string& owner);
 
-    /// Requested when renewal finds the hold gone; no stop state if not tracked.
+    /// Requested when the hold is found gone or its local deadline passes; no
+    /// stop state if not tracked.
     std::stop_token lease_lost(const std::string& key, const std::string& owner) const;
-    bool tracks(const std::string& key, const std::string& owner) const;
-    /// Holds being renewed (tests check nothing is left behind).
+    /// How long ago the hold's local deadline passed; nullopt while it is trusted.
+    std::optional<std::chrono::milliseconds> lost_for(const std::string& key, const std::string& owner) const;
+    /// Whether the hold is watchdog-renewed (not an explicit lease).
+    bool renews(const std::string& key, const std::string& owner) const;
+    /// Holds tracked (tests check nothing is left behind).
     std::size_t tracked() const;
     std::chrono::milliseconds lease() const { return lease_; }
 
 private:
     struct Entry {
-        const Script* renew;
+        const Script* renew = nullptr;
         std::stop_source lost;
         std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
+        Clock::time_point deadline;    // local lease deadline
+        bool expired = false;          // the deadline passed: no longer renewed, kept until untracked
     };
     using Id = std::pair<std::string, std::string>;  // key, owner
     struct Sent {
@@ -54,9 +76,13 @@ private:
         std::uint64_t generation;
     };
 
+    /// Loop thread: sets the timer to the next renewal or deadline, whichever is first.
     void arm();
-    void tick();
-    void on_renewed(const std::vector<Sent>& batch, const Reply& reply);
+    void on_timer();
+    void renew_all(Clock::time_point now);
+    void on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent);
+    /// Under mutex_: marks `entry` lost, for the caller to request outside it.
+    void lose(Entry& entry, std::vector<std::stop_source>& lost);
 
     Transport& transport_;
     const std::chrono::milliseconds lease_;
@@ -65,7 +91,8 @@ private:
 
     mutable std::mutex mutex_;
     std::map<Id, Entry> entries_;
-    bool armed_ = false;
+    std::optional<Clock::time_point> armed_for_;    // when the timer fires; nullopt: not armed
+    std::optional<Clock::time_point> next_renewal_;  // while some entry renews
     std::uint64_t next_generation_ = 0;
 };
 

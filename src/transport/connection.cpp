@@ -292,7 +292,8 @@ void Connection::on_bytes(std::size_t n) {
         }
         if (!reply) break;
         ReplyHandler handler;
-        if (is_push && is_push(*reply)) {
+        // Pushes come only on an established connection, never in the handshake.
+        if (state_ == State::ready && is_push && is_push(*reply)) {
             on_push(std::move(*reply));
             if (generation != generation_ || state_ == State::stopped) return;
             continue;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/quoted.hpp"
+#include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 
 namespace holdfast::detail {
@@ -22,7 +24,11 @@ Subscriber::Subscriber(asio::io_context& io, std::shared_ptr<Connection> connect
                        std::chrono::milliseconds keepalive)
     : connection_(std::move(connection)), keepalive_timer_(io), keepalive_(keepalive) {
     connection_->on_ready = [this] { on_ready(); };
-    connection_->is_push = is_pubsub_push;
+    // An error reply on an established subscriber connection answers the
+    // oldest (un)subscribe (PING, the only other command, is not refused).
+    connection_->is_push = [this](const Reply& reply) {
+        return is_pubsub_push(reply) || (reply.is_error() && !unanswered_.empty());
+    };
     connection_->on_push = [this](Reply reply) { on_push(reply); };
     ping_later();
 }
@@ -68,12 +74,14 @@ void Subscriber::remove(const std::string& channel, const ChannelListener* liste
 
 void Subscriber::send(std::string_view command, const std::string& channel) {
     ++channels_[channel].pending_replies;
+    unanswered_.emplace_back(channel, command == "SUBSCRIBE");
     connection_->submit(encode_command({command, channel}), nullptr);
 }
 
 // A new connection has no subscriptions: forget what was pending on the old
 // one and subscribe again to every channel someone still waits on.
 void Subscriber::on_ready() {
+    unanswered_.clear();
     for (auto it = channels_.begin(); it != channels_.end();) {
         it->second.pending_replies = 0;
         it->second.active = false;
@@ -114,9 +122,16 @@ void Subscriber::stop_now() {
 }
 
 void Subscriber::on_push(const Reply& reply) {
+    if (reply.is_error()) {
+        if (unanswered_.empty()) return;
+        auto [channel, subscribe] = unanswered_.front();
+        unanswered_.pop_front();
+        return on_refused(channel, subscribe, reply);
+    }
     if (!reply.is_array() || reply.elements.size() < 3) return;
     const std::string& kind = reply.elements[0].str;
     const std::string& channel = reply.elements[1].str;
+    if ((kind == "subscribe" || kind == "unsubscribe") && !unanswered_.empty()) unanswered_.pop_front();
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& entry = it->second;
@@ -136,6 +151,34 @@ void Subscriber::on_push(const Reply& reply) {
         auto listeners = entry.listeners;
         for (auto& l : listeners) l->on_subscribed();
     }
+}
+
+}  // namespace holdfast::detail
+
+namespace holdfast::detail {
+
+// No message will come on a channel the server would not subscribe to: its
+// listeners are failed at once rather than left to their TTL fallback.
+void Subscriber::on_refused(const std::string& channel, bool subscribe, const Reply& reply) {
+    auto it = channels_.find(channel);
+    if (it == channels_.end()) return;
+    auto& entry = it->second;
+    if (entry.pending_replies > 0) --entry.pending_replies;
+    if (!subscribe || !entry.wanted) {
+        if (entry.pending_replies == 0 && !entry.wanted) channels_.erase(it);
+        return;
+    }
+    auto listeners = std::move(entry.listeners);
+    entry.listeners.clear();
+    entry.wanted = false;
+    entry.active = false;
+    if (!listeners.empty()) listened_.fetch_sub(1, std::memory_order_relaxed);
+    if (entry.pending_replies == 0) channels_.erase(it);
+    auto error = std::make_exception_ptr(ServerError(
+        "holdfast: " + connection_->server() + " refused to SUBSCRIBE to " + quoted(channel) + ": " + reply.str +
+        "; a waiter needs it to be woken: grant the ACL user the channel (ACL SETUSER <user> &<channel pattern>; "
+        "docs/errors.md lists the rules each primitive needs)"));
+    for (auto& listener : listeners) listener->on_refused(error);
 }
 
 }  // namespace holdfast::detail

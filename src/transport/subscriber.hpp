@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +34,10 @@ public:
     virtual bool on_wake() = 0;
     /// The client is shutting down: no message will come.
     virtual void on_closed() = 0;
+    /// The server refused to SUBSCRIBE to the channel (an ACL without the
+    /// channel, say): no message will come. `error` names the channel, the
+    /// server and the reply.
+    virtual void on_refused(std::exception_ptr error) = 0;
 };
 
 /// Thread safety: io thread only, but for channel_count().
@@ -71,12 +77,17 @@ private:
     void on_ready();
     void ping_later();
     void on_push(const Reply& reply);
+    /// The server answered an (un)subscribe of `channel` with an error reply.
+    void on_refused(const std::string& channel, bool subscribe, const Reply& reply);
     void send(std::string_view command, const std::string& channel);
 
     std::shared_ptr<Connection> connection_;
     asio::steady_timer keepalive_timer_;
     const std::chrono::milliseconds keepalive_;
     std::map<std::string, Channel, std::less<>> channels_;
+    // (Un)subscribe commands sent on this connection, oldest first: each gets
+    // one answer, a confirmation or an error reply (an error names no channel).
+    std::deque<std::pair<std::string, bool>> unanswered_;  // channel, SUBSCRIBE?
     std::atomic<std::size_t> listened_{0};
 };
 

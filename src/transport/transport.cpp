@@ -23,11 +23,35 @@ void Transport::shutdown() {
     // One task does it all, so nothing queued behind it is skipped: every
     // command and waiter fails with ConnectionError before the loop ends.
     asio::post(io_, [this] {
+        std::vector<std::shared_ptr<ChannelListener>> waiting;
+        {
+            std::lock_guard lock(waiters_mutex_);
+            closing_ = true;
+            for (auto& [key, waiter] : waiters_)
+                if (auto alive = waiter.lock()) waiting.push_back(std::move(alive));
+            waiters_.clear();
+        }
+        // Waiters first, while the connections still carry what they send on
+        // the way out (a fair waiter leaving its queue); then those commands
+        // and everything else in flight fail with the connections.
+        for (auto& waiter : waiting) waiter->on_closed();
         for (auto& c : connections_) c->stop_now();
         subscriber_->stop_now();
         io_.stop();
     });
     thread_.join();
+}
+
+bool Transport::add_waiter(const std::shared_ptr<ChannelListener>& waiter) {
+    std::lock_guard lock(waiters_mutex_);
+    if (closing_) return false;
+    waiters_[waiter.get()] = waiter;
+    return true;
+}
+
+void Transport::remove_waiter(const ChannelListener* waiter) {
+    std::lock_guard lock(waiters_mutex_);
+    waiters_.erase(waiter);
 }
 
 std::size_t Transport::shard_of(std::string_view key) const {

@@ -4,7 +4,9 @@
 
 #include <asio.hpp>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -42,6 +44,12 @@ public:
     /// keys in one script group them by this.
     std::size_t shard_of(std::string_view key) const;
 
+    /// A waiter (an acquire operation) is told on_closed() when the client
+    /// shuts down, before the connections close, so that it can end (and
+    /// leave a queue) first. Any thread; false if already shutting down.
+    bool add_waiter(const std::shared_ptr<ChannelListener>& waiter);
+    void remove_waiter(const ChannelListener* waiter);
+
     Subscriber& subscriber() { return *subscriber_; }
     asio::io_context& loop() { return io_; }
     void run_on_loop(std::function<void()> fn) { asio::post(io_, std::move(fn)); }
@@ -57,6 +65,9 @@ private:
     asio::executor_work_guard<asio::io_context::executor_type> work_;
     std::vector<std::shared_ptr<Connection>> connections_;
     std::unique_ptr<Subscriber> subscriber_;
+    std::mutex waiters_mutex_;
+    bool closing_ = false;
+    std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;
     std::thread thread_;
 };
 

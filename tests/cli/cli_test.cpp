@@ -173,10 +173,8 @@ TEST_F(CliRun, LostLeaseSendsSigtermToTheCommand) {
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 128 + SIGTERM);
     EXPECT_LT(result.elapsed, 20s);
-    EXPECT_NE(result.err.find("holdfast: lost the lock job (lease expired or force-unlocked); sending SIGTERM to "
-                              "the command"),
-              std::string::npos)
-        << result.err;
+    EXPECT_NE(result.err.find("holdfast: lost the lock job ("), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("; sending SIGTERM to the command"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("was no longer held"), std::string::npos) << result.err;
 }
 
@@ -207,15 +205,6 @@ TEST_F(CliRun, TheCommandDoesNotInheritTheRedisConnections) {
     ASSERT_EQ(result.status, 0) << result.err;
     const std::string fds = read_file(path("fds"));
     EXPECT_EQ(fds.find("socket:"), std::string::npos) << fds;
-}
-
-TEST_F(CliRun, ReportsALockGoneBeforeTheCommandEnded) {
-    // The command outlives its lease: it waits until the key is gone.
-    const std::string script = "while [ \"$(" + redis_cli("EXISTS job") + ")\" = 1 ]; do sleep 0.02; done";
-    const auto result = holdfast({"run", "--lease", "200ms", "job", "--", "sh", "-c", script});
-    EXPECT_EQ(result.status, 0);
-    EXPECT_NE(result.err.find("the lock job was no longer held when the command exited"), std::string::npos)
-        << result.err;
 }
 
 TEST_F(CliUnlock, ForceFreesALockHeldByAnotherClient) {

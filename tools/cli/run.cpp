@@ -43,54 +43,62 @@ void notify_when_ready(std::shared_future<T> future, std::function<void()> notif
     }).detach();
 }
 
-// A pending acquire cannot be cancelled, and its last attempt may have
-// succeeded on the server unseen. A release sent now queues behind it on the
-// same connection and undoes that; if it never succeeded, the release is
-// refused, harmlessly.
-void abandon(Lock& lock, const std::string& owner) {
-    try {
-        lock.async_unlock(owner).get();
-    } catch (const std::exception&) {
+// Whether a finished acquire took the lock (and its token); throws what it failed with.
+template <class T>
+Acquisition outcome_of(const std::shared_future<T>& taken) {
+    if constexpr (std::is_void_v<T>) {
+        taken.get();
+        return {Outcome::acquired};
+    } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+        const auto token = taken.get();
+        return {token ? Outcome::acquired : Outcome::timed_out, 0, token};
+    } else {
+        return {taken.get() ? Outcome::acquired : Outcome::timed_out};
     }
 }
 
-// Waits for the acquire to finish, or for a signal to give up.
+// Waits for the acquire to finish, or for a signal to give up. Giving up
+// stops the wait (a fair waiter leaves its queue, as a --wait timeout does)
+// and waits for it to end; if the attempt then in flight took the lock after
+// all, `release` gives it back.
+// Without a `stop` (a semaphore's acquire cannot be stopped yet) holdfast
+// leaves at once, and the acquire fails with the client.
 template <class T>
-Acquisition await(std::shared_future<T> taken, const std::function<void()>& give_up, Events& events) {
+Acquisition await(std::shared_future<T> taken, std::stop_source* stop, const std::function<void()>& release,
+                  Events& events) {
     notify_when_ready(taken, events.notifier());
     for (;;) {
         const auto event = events.wait();
         if (event.kind == Kind::signal && event.signo != SIGCHLD) {
-            give_up();
+            if (!stop) return {Outcome::interrupted, event.signo};
+            stop->request_stop();
+            try {
+                if (outcome_of(taken).outcome == Outcome::acquired) release();
+            } catch (const std::exception&) {
+                // Failed while giving up: nothing was taken that could be given back.
+            }
             return {Outcome::interrupted, event.signo};
         }
         if (taken.wait_for(Clock::duration::zero()) != std::future_status::ready) continue;
-        // get() throws what the acquire failed with.
-        if constexpr (std::is_void_v<T>) {
-            taken.get();
-            return {Outcome::acquired};
-        } else if constexpr (std::is_same_v<T, std::int64_t>) {
-            return {Outcome::acquired, 0, taken.get()};
-        } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
-            const auto token = taken.get();
-            return {token ? Outcome::acquired : Outcome::timed_out, 0, token};
-        } else {
-            return {taken.get() ? Outcome::acquired : Outcome::timed_out};
-        }
+        return outcome_of(taken);  // throws what the acquire failed with
     }
 }
 
 Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, const RunOptions& options,
                     Events& events) {
-    const std::function<void()> give_up = [&] { abandon(lock, owner); };
-    if (fenced) {
-        if (options.wait)
-            return await(fenced->async_try_lock_and_get_token(owner, *options.wait, options.lease).share(), give_up,
-                         events);
-        return await(fenced->async_lock_and_get_token(owner, options.lease).share(), give_up, events);
-    }
-    if (options.wait) return await(lock.async_try_lock(owner, *options.wait, options.lease).share(), give_up, events);
-    return await(lock.async_lock(owner, options.lease).share(), give_up, events);
+    std::stop_source stop;
+    const std::function<void()> release = [&] {
+        try {
+            lock.async_unlock(owner).get();
+        } catch (const std::exception&) {
+        }
+    };
+    // Without --wait: as long as it takes (no deadline), but still a wait a signal can stop.
+    const Lock::Duration wait = options.wait.value_or(max_duration);
+    if (fenced)
+        return await(fenced->async_try_lock_and_get_token(owner, wait, options.lease, stop.get_token()).share(),
+                      &stop, release, events);
+    return await(lock.async_try_lock(owner, wait, options.lease, stop.get_token()).share(), &stop, release, events);
 }
 
 // A semaphore permit cannot be abandoned the way a lock hold can: releasing
@@ -98,18 +106,20 @@ Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, co
 // exits fails with the client; only one whose last attempt succeeded unseen
 // in that instant would keep its permit (docs/cli.md).
 Acquisition acquire_permit(Semaphore& semaphore, const RunOptions& options, Events& events) {
-    const std::function<void()> give_up = [] {};
-    if (options.wait) return await(semaphore.async_try_acquire(1, *options.wait).share(), give_up, events);
-    return await(semaphore.async_acquire(1).share(), give_up, events);
+    if (options.wait) return await(semaphore.async_try_acquire(1, *options.wait).share(), nullptr, {}, events);
+    return await(semaphore.async_acquire(1).share(), nullptr, {}, events);
 }
 
-// Stops the command when the watchdog finds the lock gone. The callback runs
-// on the client's thread; the child must not be reaped while this exists.
+// Stops the command when the lock is lost: the watchdog found it gone, or no
+// renewal was confirmed for a whole lease, or an explicit lease is about to
+// end. Either way another holder may get it next, so the command must stop
+// before then. The callback runs on the client's thread; the child must not
+// be reaped while this exists.
 class LeaseGuard {
 public:
-    LeaseGuard(std::stop_token lease_lost, const std::string& name, const Child& child)
-        : callback_(std::move(lease_lost), [name, &child] {
-              warn("lost the lock " + name + " (lease expired or force-unlocked); sending SIGTERM to the command");
+    LeaseGuard(std::stop_token lease_lost, std::string why, const Child& child)
+        : callback_(std::move(lease_lost), [why = std::move(why), &child] {
+              warn(why + "; sending SIGTERM to the command");
               child.signal(SIGTERM);
           }) {}
 
@@ -119,19 +129,11 @@ private:
 
 // Until the command exits, passing on the signals sent to holdfast. A
 // terminal's ^C already reached the command through the process group, so it
-// is not sent twice. An explicit lease is not renewed: say when it runs out.
-void wait_for_exit(const Child& child, Events& events, const RunOptions& options, Clock::time_point acquired_at) {
-    std::optional<Clock::time_point> lease_end;
-    if (options.lease) lease_end = acquired_at + *options.lease;
+// is not sent twice.
+void wait_for_exit(const Child& child, Events& events) {
     while (!child.exited()) {
-        const auto event = events.wait(lease_end);
-        if (event.kind == Kind::timeout) {
-            warn("the " + format_duration(*options.lease) + " lease on " + options.name +
-                 " has run out; the command keeps running without the lock");
-            lease_end.reset();
-        } else if (event.kind == Kind::signal && event.signo != SIGCHLD && !event.from_terminal) {
-            child.signal(event.signo);
-        }
+        const auto event = events.wait();
+        if (event.kind == Kind::signal && event.signo != SIGCHLD && !event.from_terminal) child.signal(event.signo);
     }
 }
 
@@ -139,6 +141,9 @@ void wait_for_exit(const Child& child, Events& events, const RunOptions& options
 void release(Lock& lock, const std::string& owner) {
     try {
         lock.async_unlock(owner).get();
+    } catch (const LeaseLostError&) {
+        warn("the lock " + lock.name() + " was lost while the command ran (it was sent SIGTERM then); released " +
+             "what was left of it");
     } catch (const NotOwnerError&) {
         warn("the lock " + lock.name() +
              " was no longer held when the command exited (lease ran out or force-unlocked); nothing to release");
@@ -170,7 +175,6 @@ struct Hold {
 
 int run_holding(const Hold& hold, const RunOptions& options, Events& events, const std::vector<int>& inherited,
                 std::optional<std::int64_t> token) {
-    const auto acquired_at = Clock::now();
     // The child inherits the environment; no other thread reads it.
     if (token) ::setenv("HOLDFAST_TOKEN", std::to_string(*token).c_str(), 1);
     close_on_exec_except(inherited);
@@ -183,8 +187,13 @@ int run_holding(const Hold& hold, const RunOptions& options, Events& events, con
         return e.exit_code;
     }
     {
-        LeaseGuard guard(hold.lost, options.name, *child);
-        wait_for_exit(*child, events, options, acquired_at);
+        const std::string why = options.lease ? "the " + format_duration(*options.lease) + " lease on " +
+                                                    options.name + " is running out"
+                                              : "lost the lock " + options.name +
+                                                    " (no renewal confirmed for a whole lease, or it expired "
+                                                    "or was force-unlocked)";
+        LeaseGuard guard(hold.lost, why, *child);
+        wait_for_exit(*child, events);
     }
     const int status = child->reap();
     hold.release();

@@ -1,0 +1,80 @@
+// Destroying a Client fails every waiter of every kind, promptly: none is
+// left parked until its deadline (docs/design.md, "Waiting").
+#include <future>
+
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Kind {
+    const char* name;
+    /// Makes `name` unavailable, on the holder's client.
+    std::function<void(Client& holder)> occupy;
+    /// Waits up to 20 s on the waiter's client; whatever it returns does not matter.
+    std::function<void(Client& waiter)> wait;
+};
+
+std::ostream& operator<<(std::ostream& out, const Kind& kind) { return out << kind.name; }
+
+const Kind kinds[] = {
+    {"Lock", [](Client& c) { Lock(c, "door").lock(); }, [](Client& c) { Lock(c, "door").try_lock_for(20s); }},
+    {"FairLock", [](Client& c) { FairLock(c, "door").lock(); },
+     [](Client& c) { FairLock(c, "door").try_lock_for(20s); }},
+    {"SpinLock", [](Client& c) { SpinLock(c, "door").lock(); },
+     [](Client& c) { SpinLock(c, "door").try_lock_for(20s); }},
+    {"SimpleLock", [](Client& c) { SimpleLock(c, "door").lock(); },
+     [](Client& c) { SimpleLock(c, "door").try_lock_for(20s); }},
+    {"FencedLock", [](Client& c) { FencedLock(c, "door").lock(); },
+     [](Client& c) { FencedLock(c, "door").try_lock_for(20s); }},
+    {"WriteLock", [](Client& c) { ReadWriteLock(c, "door").read_lock().lock(); },
+     [](Client& c) { ReadWriteLock(c, "door").write_lock().try_lock_for(20s); }},
+    {"ReadLock", [](Client& c) { ReadWriteLock(c, "door").write_lock().lock(); },
+     [](Client& c) { ReadWriteLock(c, "door").read_lock().try_lock_for(20s); }},
+    {"MultiLock", [](Client& c) { Lock(c, "door").lock(); },
+     [](Client& c) {
+         Lock a(c, "hall"), b(c, "door");
+         MultiLock(a, b).try_lock_for(20s);
+     }},
+    {"Semaphore", [](Client& c) { Semaphore(c, "door").try_set_permits(0); },
+     [](Client& c) { Semaphore(c, "door").try_acquire_for(20s); }},
+    {"PermitExpirableSemaphore", [](Client& c) { PermitExpirableSemaphore(c, "door").try_set_permits(0); },
+     [](Client& c) { PermitExpirableSemaphore(c, "door").try_acquire_for(20s); }},
+    {"CountDownLatch", [](Client& c) { CountDownLatch(c, "door").try_set_count(1); },
+     [](Client& c) { CountDownLatch(c, "door").await_for(20s); }},
+};
+
+class Shutdown : public RedisTest, public ::testing::WithParamInterface<Kind> {};
+
+TEST_P(Shutdown, DestroyingTheClientFailsItsWaiterAtOnce) {
+    const Kind& kind = GetParam();
+    Client holder(config());
+    kind.occupy(holder);
+    cache_scripts();
+    raw->command({"CONFIG", "RESETSTAT"});
+    auto waiter_client = std::make_unique<Client>(config());
+    auto waiter = std::async(std::launch::async, [&] {
+        try {
+            kind.wait(*waiter_client);
+            return std::string("returned without an error");
+        } catch (const ConnectionError& e) {
+            return std::string(e.what());
+        }
+    });
+    // Refused at least once: the waiter is waiting (or about to try again).
+    ASSERT_TRUE(eventually([&] { return script_calls() + calls("get") >= 1; }));
+    const auto closing = std::chrono::steady_clock::now();
+    waiter_client.reset();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready) << kind.name << ": the waiter is still parked";
+    EXPECT_LT(std::chrono::steady_clock::now() - closing, 5s);
+    const std::string why = waiter.get();
+    EXPECT_NE(why.find("shutting down"), std::string::npos) << why;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, Shutdown, ::testing::ValuesIn(kinds),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace holdfast::testing
