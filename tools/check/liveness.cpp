@@ -25,6 +25,14 @@ const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, std::
     return nullptr;
 }
 
+// A partition cuts only its worker off: it explains a slow wake-up only of
+// that worker, waiting during it or reconnecting after it heals.
+bool partitioned_near(const Model& m, int worker, Nanos from, Nanos to, Nanos after) {
+    return std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return f.kind == Nemesis::partition_holder && f.worker == worker && f.start <= to && f.end + after >= from;
+    });
+}
+
 // After a holder is SIGKILLed, its lock is granted again within lease + 1 s
 // of the first moment someone waits for it. (A semaphore's permit has no
 // lease: a dead holder keeps it.)
@@ -90,7 +98,8 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
             r.wakeups_ms.push_back(double(latency) / 1e6);
             if (latency <= wakeup_promise ||
                 fault_near(m, h.end, next->ack, shadow,
-                           {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder}))
+                           {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder}) ||
+                partitioned_near(m, first_out->worker, h.end, next->ack, shadow))
                 continue;
             ++r.slow_wakeups;
             add_finding(r, "slow wake-up", lock_name(lock) + " released by worker " + std::to_string(h.worker) +
