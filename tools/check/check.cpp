@@ -22,6 +22,7 @@ constexpr NemesisName names[] = {
     {Nemesis::restart_persistent, "restart-persistent"},
     {Nemesis::restart_volatile, "restart-volatile"},
     {Nemesis::debug_sleep, "debug-sleep"},
+    {Nemesis::partition_holder, "partition-holder"},
 };
 
 struct PrimitiveName {

@@ -46,6 +46,7 @@ enum class Nemesis {
     restart_persistent,  // kill -9 and restart redis-server, appendonly yes + appendfsync always
     restart_volatile,    // kill -9 and restart redis-server without persistence
     debug_sleep,         // DEBUG SLEEP 0.1-2 x lease
+    partition_holder,    // freeze the proxy of a process inside its critical section for 1.5-3 x lease
 };
 
 const std::vector<Nemesis>& all_nemeses();

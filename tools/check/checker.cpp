@@ -9,12 +9,34 @@ namespace holdfast::check {
 std::string describe(const RunFacts& facts, const Hold& h) {
     return "hold " + h.id() + " (worker " + std::to_string(h.worker) + ", " + (h.shared() ? "read, " : "") +
            at(facts, h.ack) + ".." + at(facts, h.end) + (h.token >= 0 ? ", token " + std::to_string(h.token) : "") +
-           ")";
+           (h.lost ? ", told " + at(facts, h.lost) : "") + ")";
 }
 
 namespace {
 
 constexpr int findings_per_kind = 3;
+
+// Hold `b` began while `a`, granted earlier, had not ended, and a partition
+// cut one of them off. The library must tell a cut-off holder that its hold
+// is lost before anyone else can take the lock: "told" if it did (a's `lost`
+// before b's ack; or b's at its ack, b's grant having reached it too late),
+// an untold overlap, a violation, if not (unless another fault, a pause,
+// explains it). Told overlaps are what fencing is for: counted, not failed.
+void judge_partitioned(const RunFacts& facts, const Model& m, RunResult& r, const Hold& a, const Hold& b) {
+    const bool a_told = partition_of(m, a) && a.lost > 0 && a.lost <= b.ack;
+    const bool b_told = partition_of(m, b) && b.lost > 0 && b.lost <= b.ack;
+    if (a_told || b_told) {
+        ++r.told;
+        // --strict excuses nothing, this neither.
+        if (facts.strict)
+            judge(facts, m, r, r.overlaps, "told overlap", {&a, &b}, Excusable::by_lease_loss,
+                  "two holders of " + lock_name(b.lock) + " at once, the partitioned one told it had lost it");
+        return;
+    }
+    if (judge(facts, m, r, r.overlaps, "untold overlap", {&a, &b}, Excusable::by_lease_loss,
+              "two holders of " + lock_name(b.lock) + " at once, the partitioned one not told it had lost it"))
+        ++r.untold;
+}
 
 // Mutual exclusion: no two holds of a lock overlap unless both are shared
 // (read holds of a ReadWriteLock); no more than N holds of an N-permit
@@ -34,9 +56,14 @@ void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
                           " permits of " + lock_name(h.lock) + " at once");
                 continue;
             }
-            for (const Hold* other : others)
+            for (const Hold* other : others) {
+                if (partition_of(m, *other) || partition_of(m, h)) {
+                    judge_partitioned(facts, m, r, *other, h);
+                    continue;
+                }
                 judge(facts, m, r, r.overlaps, "overlap", {other, &h}, Excusable::by_lease_loss,
                       "two holders of " + lock_name(h.lock) + " at once");
+            }
         }
 }
 
@@ -132,18 +159,19 @@ void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
 
 }  // namespace
 
-void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
+bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
            const std::vector<const Hold*>& holds, Excusable how, const std::string& what) {
     for (const Hold* h : holds)
         if (excuse(facts, m, h->window(), how)) {
             ++tally.expected;
-            return;
+            return false;
         }
     ++tally.violations;
     std::string text = what + ":";
     for (std::size_t i = 0; i < holds.size(); ++i)
         text += (i == 0 ? " " : i + 1 == holds.size() ? " and " : ", ") + describe(facts, *holds[i]);
     add_finding(r, kind, text);
+    return true;
 }
 
 long RunResult::violations() const {

@@ -32,6 +32,11 @@ struct RunResult {
     long faults = 0;
 
     Tally overlaps;  // two holders at once (one of them exclusive), or more than N of a semaphore
+    // Overlaps with a partitioned holder (partition-holder): untold, the old
+    // holder not told it had lost the lock before the new one entered (also
+    // counted in overlaps.violations); told, it had been (not a violation:
+    // what fencing is for).
+    long untold = 0, told = 0;
     Tally lost_updates, stale_writes, token_order;
     Tally fifo;      // fair lock: a waiter granted before one that joined the queue well before it
     long leaked_holds = 0;  // release left a hold count behind
@@ -61,8 +66,9 @@ void check_liveness(const RunFacts& facts, const Model& model, RunResult& result
 void check_fifo(const RunFacts& facts, const Model& model, RunResult& result);
 
 /// Counts an anomaly among `holds` (of one lock) as expected, if a fault
-/// during any of them explains it, or as a violation, with a finding.
-void judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
+/// during any of them explains it, or as a violation, with a finding; true
+/// for a violation.
+bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
            const std::vector<const Hold*>& holds, Excusable how, const std::string& what);
 
 /// "hold 3.12 (worker 3, 1.200s..1.450s)", for findings.

@@ -12,7 +12,8 @@
 namespace holdfast::check {
 
 /// queued: a FairLock waiter, during its acquire call, saw itself in the queue.
-enum class Op { acquire, read, write, release, queued };
+/// lost: the hold's lease_lost_token() fired (the library told the holder).
+enum class Op { acquire, read, write, release, queued, lost };
 /// ok and fail are definite; unknown means the call failed in a way that
 /// leaves open whether it took effect (a dropped connection, a timeout).
 enum class Phase { invoke, ok, fail, unknown };

@@ -1,5 +1,6 @@
 // Liveness: measured everywhere, counted as a violation only where promised.
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 
 #include "checker.hpp"
@@ -16,11 +17,20 @@ const Hold* first_grant_after(const std::vector<Hold>& holds, Nanos t) {
     return it == holds.end() ? nullptr : &*it;
 }
 
-// A fault other than `ignore` touching [from, to], widened by `after` past its end.
-const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, Nemesis ignore, Nemesis ignore2) {
+// A fault not of the kinds `ignore` touching [from, to], widened by `after` past its end.
+const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, std::initializer_list<Nemesis> ignore) {
     for (const Fault& f : m.faults)
-        if (f.kind != ignore && f.kind != ignore2 && f.start <= to && f.end + after >= from) return &f;
+        if (std::find(ignore.begin(), ignore.end(), f.kind) == ignore.end() && f.start <= to && f.end + after >= from)
+            return &f;
     return nullptr;
+}
+
+// A partition cuts only its worker off: it explains a slow wake-up only of
+// that worker, waiting during it or reconnecting after it heals.
+bool partitioned_near(const Model& m, int worker, Nanos from, Nanos to, Nanos after) {
+    return std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return f.kind == Nemesis::partition_holder && f.worker == worker && f.start <= to && f.end + after >= from;
+    });
 }
 
 // After a holder is SIGKILLed, its lock is granted again within lease + 1 s
@@ -44,7 +54,7 @@ void check_regrants(const RunFacts& facts, const Model& m, RunResult& r) {
         ++r.regrants;
         r.regrant_max = std::max(r.regrant_max, latency);
         if (latency <= bound ||
-            fault_near(m, f.start, until, 0, Nemesis::kill_holder, Nemesis::kill_holder) != nullptr)
+            fault_near(m, f.start, until, 0, {Nemesis::kill_holder}) != nullptr)
             continue;
         ++r.slow_regrants;
         add_finding(r, "slow re-grant",
@@ -87,7 +97,9 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
             const Nanos latency = std::max<Nanos>(0, next->ack - h.released);
             r.wakeups_ms.push_back(double(latency) / 1e6);
             if (latency <= wakeup_promise ||
-                fault_near(m, h.end, next->ack, shadow, Nemesis::kill_holder, Nemesis::pause_holder))
+                fault_near(m, h.end, next->ack, shadow,
+                           {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder}) ||
+                partitioned_near(m, first_out->worker, h.end, next->ack, shadow))
                 continue;
             ++r.slow_wakeups;
             add_finding(r, "slow wake-up", lock_name(lock) + " released by worker " + std::to_string(h.worker) +

@@ -34,6 +34,7 @@ constexpr const char* footer =
     "  holdfast-check --nemesis all --duration 10s\n"
     "  holdfast-check --nemesis pause-holder --primitive both --runs 5\n"
     "  holdfast-check --nemesis kill-holder --primitive semaphore --permits 3\n"
+    "  holdfast-check --nemesis partition-holder --seed 1 --lease 500ms --primitive all\n"
     "  holdfast-check --nemesis kill-holder+kill-connections --seed 42 --processes 6 --lease 2s";
 
 std::atomic<bool> interrupted{false};
@@ -156,7 +157,8 @@ int main(int argc, char** argv) {
     app.add_option("-n,--nemesis", nemeses,
                    "Scenarios: 'all' (each nemesis alone, in turn), or a comma list of nemeses; join with + to "
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
-                   "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep")
+                   "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
+                   "partition-holder")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "

@@ -45,6 +45,7 @@ Model build_model(const RunFacts& facts) {
     std::map<Key, Attempt> attempts;
     std::map<Key, Hold> holds;
     std::map<int, Nanos> last_event;
+    std::map<Key, Nanos> lost;  // may be logged before its hold's ack
     for (const Event& e : m.events) {
         if (e.lock < 0 || e.lock >= facts.locks)
             throw std::runtime_error("history: worker " + std::to_string(e.worker) + " names lock " +
@@ -64,6 +65,8 @@ Model build_model(const RunFacts& facts) {
             a.outcome = e.phase;
             if (e.phase == Phase::ok)
                 holds[key] = Hold{e.worker, e.hold, e.lock, a.invoke, e.time, 0, a.access, a.queued, e.token};
+        } else if (e.op == Op::lost) {
+            if (!lost.count(key)) lost[key] = e.time;
         } else if (e.op == Op::release) {
             Hold& h = holds.at(key);
             if (e.phase == Phase::invoke) h.end = e.time;
@@ -88,6 +91,7 @@ Model build_model(const RunFacts& facts) {
     }
     for (auto& [key, h] : holds) {
         if (h.end == 0) h.end = std::max(h.ack, death[h.worker]);
+        if (lost.count(key)) h.lost = lost[key];
         m.holds[h.lock].push_back(h);
     }
     for (auto& v : m.holds) std::sort(v.begin(), v.end(), [](const Hold& a, const Hold& b) { return a.ack < b.ack; });
@@ -96,6 +100,14 @@ Model build_model(const RunFacts& facts) {
     for (const auto& v : m.holds)
         for (const Hold& h : v) m.by_id[h.id()] = &h;
     return m;
+}
+
+const Fault* partition_of(const Model& model, const Hold& hold) {
+    for (const Fault& f : model.faults)
+        if (f.kind == Nemesis::partition_holder && f.worker == hold.worker && f.start <= hold.end &&
+            f.end >= hold.invoke)
+            return &f;
+    return nullptr;
 }
 
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how) {

@@ -49,6 +49,7 @@ struct Hold {
     Phase release = Phase::invoke;  // invoke: never released (died)
     Nanos released = 0;             // when release returned
     std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
+    Nanos lost = 0;  // when the library first told the holder its lease was lost (0: never); may precede ack
     std::string id() const { return hold_id(worker, hold); }
     bool shared() const { return access == Access::shared; }
     /// From its acquire call to its end.
@@ -100,6 +101,9 @@ enum class Excusable { by_lease_loss, by_token_reset, by_queue_loss };
 /// a holder paused just before its acquire's reply arrived learns of its
 /// grant only after a later holder's.
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how);
+
+/// The partition-holder fault that cut off `hold`'s worker during the hold, or nullptr.
+const Fault* partition_of(const Model& model, const Hold& hold);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);

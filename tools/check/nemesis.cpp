@@ -16,8 +16,16 @@ std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 }  // namespace
 
 NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed,
-                             support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log)
-    : scenario_(scenario), lease_(lease), random_(seed), server_(server), workers_(workers), status_(status), log_(log) {}
+                             support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
+                             std::vector<std::unique_ptr<Proxy>>& proxies)
+    : scenario_(scenario),
+      lease_(lease),
+      random_(seed),
+      server_(server),
+      workers_(workers),
+      status_(status),
+      log_(log),
+      proxies_(proxies) {}
 
 Duration NemesisRunner::scaled(double low, double high) {
     const double factor = std::uniform_real_distribution<double>(low, high)(random_);
@@ -34,6 +42,7 @@ bool NemesisRunner::strike() {
             return true;
         case Nemesis::kill_holder:
         case Nemesis::pause_holder:
+        case Nemesis::partition_holder:
             return hit_holder(kind);
         case Nemesis::kill_connections:
             server_command(kind, {"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"}, start);
@@ -91,6 +100,18 @@ bool NemesisRunner::hit_holder(Nemesis kind) {
         const Nanos at = workers_.kill_and_replace(slot);
         status_.slots[slot].holding.store(-1);
         log_.write(Fault{at, at, kind, worker, lock, "SIGKILL"});
+        return true;
+    }
+    if (kind == Nemesis::partition_holder) {
+        // Past the lease, so that another worker can take the lock meanwhile.
+        const Duration cut = scaled(1.5, 3.0);
+        Proxy& proxy = *proxies_.at(static_cast<std::size_t>(slot));
+        proxy.freeze();
+        const Nanos start = now_ns();
+        std::this_thread::sleep_for(cut);
+        proxy.heal();
+        const Nanos end = now_ns();
+        log_.write(Fault{start, end, kind, worker, lock, "proxy frozen for " + ms_text(end - start)});
         return true;
     }
     const Duration pause = scaled(0.5, 3.0);

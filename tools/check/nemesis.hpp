@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "check.hpp"
 #include "history.hpp"
+#include "proxy.hpp"
 #include "redis_server.hpp"
 #include "status.hpp"
 #include "workers.hpp"
@@ -16,7 +19,8 @@ namespace holdfast::check {
 class NemesisRunner {
 public:
     NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed, support::RedisServer& server,
-                  Workers& workers, StatusPage& status, HistoryWriter& log);
+                  Workers& workers, StatusPage& status, HistoryWriter& log,
+                  std::vector<std::unique_ptr<Proxy>>& proxies);
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
     /// to hit (no worker inside a critical section within one lease).
@@ -36,6 +40,7 @@ private:
     Workers& workers_;
     StatusPage& status_;
     HistoryWriter& log_;
+    std::vector<std::unique_ptr<Proxy>>& proxies_;  // per slot; empty unless the scenario partitions
 };
 
 }  // namespace holdfast::check

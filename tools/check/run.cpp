@@ -73,9 +73,19 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.permits = o.permits;
     base.seed = spec.seed;
     base.status = dir + "/status";
-    Workers workers(base, dir, o.processes);
+    // Each worker reaches the lock server through a proxy of its own only when
+    // a partition may cut it off: other scenarios keep their direct path (and
+    // their figures) unchanged.
+    std::vector<std::unique_ptr<Proxy>> proxies;
+    std::vector<std::uint16_t> lock_ports;
+    if (spec.scenario.has(Nemesis::partition_holder))
+        for (int slot = 0; slot < o.processes; ++slot) {
+            proxies.push_back(std::make_unique<Proxy>(lock_server.port()));
+            lock_ports.push_back(proxies.back()->port());
+        }
+    Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
-    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log);
+    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log, proxies);
 
     RunFacts facts;
     facts.dir = dir;

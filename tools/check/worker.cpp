@@ -4,11 +4,13 @@
 // logs every step to its history. It never decides what is a violation.
 #include "worker.hpp"
 
+#include <atomic>
 #include <functional>
 #include <future>
 #include <memory>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <thread>
 
 #if __has_include("holdfast/fenced_lock.hpp")
@@ -36,6 +38,9 @@ public:
     virtual void release(Access access) = 0;
     /// Holds the caller still has after its release; -1 where the primitive does not count them.
     virtual std::int64_t holds_left(Access access) = 0;
+    /// lease_lost_token() of the calling thread's hold; none (stop_possible()
+    /// false) where the primitive has none (a semaphore's permit has no lease).
+    virtual std::stop_token lost_token(Access) { return {}; }
 };
 
 // Any Lock, through the side that `access` names.
@@ -46,6 +51,7 @@ public:
     }
     void release(Access access) override { side(access).unlock(); }
     std::int64_t holds_left(Access access) override { return side(access).hold_count(); }
+    std::stop_token lost_token(Access access) override { return side(access).lease_lost_token(); }
 
 protected:
     virtual Lock& side(Access access) = 0;
@@ -221,6 +227,9 @@ private:
             }
             slot_.holding.store(lock);
             slot_.acquisitions.fetch_add(1);
+            // Watched before the ack is logged: a hold already lost when the
+            // call returned logs `lost` first, told from its very start.
+            watch_lease(lock, hold, *token);
             log(Op::acquire, Phase::ok, lock, hold, *token);
             return token;
         } catch (const ConnectionError& e) {  // the script may have run: outcome unknown
@@ -232,6 +241,25 @@ private:
         return std::nullopt;
     }
 
+    // Logs `lost` when the library tells this hold its lease is gone. The
+    // callback runs on the client's loop thread (or here, if already lost);
+    // HistoryWriter writes each line with one write(2), safe from any thread.
+    void watch_lease(int lock, long hold, std::int64_t token) {
+        told_.store(false);
+        const std::stop_token lost = targets_[lock]->lost_token(access_);
+        if (!lost.stop_possible()) return;
+        lost_watch_.emplace(lost, [this, e = Event{0, o_.id, Op::lost, Phase::ok, lock, hold, access_, token, -1, {}}] {
+            told_.store(true);
+            Event event = e;
+            event.time = now_ns();
+            history_.write(event);
+        });
+    }
+
+    // Once told, the holder stops acting on the resource, as an application
+    // watching lease_lost_token() does: what it did before is the checker's to judge.
+    bool told() const { return told_.load(); }
+
     void critical_section(int lock, long hold, std::int64_t token) {
         const std::string id = hold_id(o_.id, hold);
         if (o_.primitive == Primitive::semaphore) {  // up to N holders at once: no read-modify-write
@@ -241,6 +269,7 @@ private:
             log(Op::write, Phase::ok, lock, hold, token, added.value);
             return;
         }
+        if (told()) return;
         log(Op::read, Phase::invoke, lock, hold, token);
         const auto read = resource_.read(lock, id, token);
         if (!read.accepted) {
@@ -249,7 +278,7 @@ private:
         }
         log(Op::read, Phase::ok, lock, hold, token, read.value);
         std::this_thread::sleep_for(Duration(pick(0, int(o_.max_section.count()))));
-        if (access_ == Access::shared) return;  // a reader only reads
+        if (access_ == Access::shared || told()) return;  // a reader only reads
         log(Op::write, Phase::invoke, lock, hold, token, read.value + 1);
         const auto write = resource_.write(lock, id, token, read.value + 1);
         if (write.accepted) log(Op::write, Phase::ok, lock, hold, token, read.value + 1);
@@ -258,6 +287,7 @@ private:
 
     void release(int lock, long hold, std::int64_t token) {
         slot_.holding.store(-1);
+        lost_watch_.reset();  // the hold ends here: a later loss is not this hold's
         log(Op::release, Phase::invoke, lock, hold, token);
         Target& target = *targets_[lock];
         try {
@@ -294,6 +324,8 @@ private:
     std::vector<std::unique_ptr<Target>> targets_;
     long hold_ = 0;
     Access access_ = Access::exclusive;  // of the hold in progress
+    std::atomic<bool> told_{false};      // the hold in progress was told it was lost
+    std::optional<std::stop_callback<std::function<void()>>> lost_watch_;  // destroyed before history_
 };
 
 }  // namespace

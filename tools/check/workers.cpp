@@ -39,8 +39,8 @@ int shell_status(int wait_status) {
     return -1;
 }
 
-Workers::Workers(WorkerOptions base, std::string dir, int slots)
-    : base_(std::move(base)), dir_(std::move(dir)), slots_(slots) {}
+Workers::Workers(WorkerOptions base, std::string dir, int slots, std::vector<std::uint16_t> lock_ports)
+    : base_(std::move(base)), dir_(std::move(dir)), slots_(slots), lock_ports_(std::move(lock_ports)) {}
 
 Workers::~Workers() {
     for (auto& s : slots_) {
@@ -61,6 +61,7 @@ void Workers::spawn(int slot) {
     WorkerOptions o = base_;
     o.id = next_id_++;
     o.slot = slot;
+    if (!lock_ports_.empty()) o.lock_port = lock_ports_[slot];
     o.seed = base_.seed * 1000003 + static_cast<std::uint64_t>(o.id);
     o.history = dir_ + "/worker-" + std::to_string(o.id) + ".log";
     std::vector<std::string> args = worker_argv(o);

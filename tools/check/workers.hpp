@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,8 +17,9 @@ namespace holdfast::check {
 class Workers {
 public:
     /// `base` is copied into every worker's options; id, slot, seed and
-    /// history are filled per worker. Logs go to `dir`.
-    Workers(WorkerOptions base, std::string dir, int slots);
+    /// history are filled per worker. Logs go to `dir`. `lock_ports`, if not
+    /// empty, gives each slot its own way to the lock server (its proxy).
+    Workers(WorkerOptions base, std::string dir, int slots, std::vector<std::uint16_t> lock_ports = {});
     /// SIGKILLs whatever is still running: no worker outlives its run.
     ~Workers();
     Workers(const Workers&) = delete;
@@ -57,6 +59,7 @@ private:
     WorkerOptions base_;
     std::string dir_;
     std::vector<Slot> slots_;
+    std::vector<std::uint16_t> lock_ports_;
     int next_id_ = 0;
     std::vector<std::pair<int, Nanos>> killed_;
 };
