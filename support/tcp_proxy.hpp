@@ -1,51 +1,51 @@
-// A TCP proxy on loopback whose traffic can be frozen: a one-sided network
-// partition for tests (the proxied client is cut off, everyone else still
-// reaches the server).
+// A TCP forwarding proxy on loopback that can be frozen: a one-sided network
+// partition for tests and for holdfast-check's partition-holder nemesis
+// (the proxied client is cut off, both directions, sockets kept open, while
+// everyone else still reaches the server).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace holdfast::support {
 
-/// Listens on a free 127.0.0.1 port and forwards every connection to
-/// 127.0.0.1:`target`, byte for byte, on one thread of its own.
-///
-/// freeze(): nothing is forwarded in either direction and new connections
-/// are not accepted, but every socket stays open, as when a network drops
-/// packets: the client sees no error, only silence. thaw() resumes.
-///
-/// Thread safety: freeze(), thaw() and port() from any thread.
 class TcpProxy {
 public:
-    explicit TcpProxy(std::uint16_t target);
+    /// Listens on a free 127.0.0.1 port and forwards every connection to
+    /// 127.0.0.1:`upstream`, on a thread of its own.
+    explicit TcpProxy(std::uint16_t upstream);
+    /// Closes every connection it forwards.
     ~TcpProxy();
     TcpProxy(const TcpProxy&) = delete;
     TcpProxy& operator=(const TcpProxy&) = delete;
 
     std::uint16_t port() const { return port_; }
+    /// Stops forwarding and accepting: bytes wait in the kernel's buffers,
+    /// new connections in the listen backlog. Returns once the proxy's
+    /// thread has stopped moving bytes.
     void freeze();
-    void thaw();
+    /// Forwards again, buffered bytes and queued connections included.
+    void heal();
 
 private:
-    struct Link {
-        int client = -1, server = -1;
+    struct Pair {
+        int client;
+        int server;
     };
-    void run();
+    void loop();
+    void set_state(int state);
     void accept_one();
-    /// Moves what is readable on `from` to `to`; false when either side closed.
-    static bool forward(int from, int to);
+    bool forward(int from, int to);  // false: either side closed
 
-    const std::uint16_t target_;
+    std::uint16_t upstream_;
     std::uint16_t port_ = 0;
     int listener_ = -1;
-    int wake_[2] = {-1, -1};  // a pipe: tells the thread to stop
-    std::atomic<bool> frozen_{false};
-    std::atomic<bool> stopping_{false};
-    std::vector<Link> links_;  // proxy thread only
+    int wake_[2] = {-1, -1};             // a pipe: the loop's poll wakes on state changes
+    std::atomic<int> wanted_{0};         // 0 forwarding, 1 frozen, 2 stopping
+    std::atomic<int> applied_{0};        // the state the loop acts on
+    std::vector<Pair> pairs_;            // owned by the loop thread
     std::thread thread_;
 };
 

@@ -36,7 +36,7 @@ TEST_F(CliLease, PartitionedHolderStopsItsCommandBeforeTheServerLeaseEnds) {
     ASSERT_TRUE(eventually([&] { return !read_file(path("ttl")).empty(); }))
         << "the cut-off command was never told; stderr: " << cut_off.err();
     EXPECT_GT(std::stoll(read_file(path("ttl"))), 0) << "SIGTERM came only after the server's lease had run out";
-    proxy.thaw();
+    proxy.heal();
     const auto first = cut_off.wait();
     EXPECT_EQ(first.status, 0) << first.err;
     EXPECT_NE(first.err.find("lost the lock job"), std::string::npos) << first.err;

@@ -54,7 +54,7 @@ TEST_F(LocalDeadline, PartitionedHolderIsToldBeforeAnotherCanTakeTheLock) {
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";
     taken.unlock();
 
-    proxy.thaw();
+    proxy.heal();
     EXPECT_THROW(held.unlock(), LeaseLostError);
     EXPECT_EQ(holder.core().watchdog.tracked(), 0u);
 }

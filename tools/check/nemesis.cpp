@@ -17,7 +17,7 @@ std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 
 NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed,
                              support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
-                             std::vector<std::unique_ptr<Proxy>>& proxies)
+                             std::vector<std::unique_ptr<support::TcpProxy>>& proxies)
     : scenario_(scenario),
       lease_(lease),
       random_(seed),
@@ -105,7 +105,7 @@ bool NemesisRunner::hit_holder(Nemesis kind) {
     if (kind == Nemesis::partition_holder) {
         // Past the lease, so that another worker can take the lock meanwhile.
         const Duration cut = scaled(1.5, 3.0);
-        Proxy& proxy = *proxies_.at(static_cast<std::size_t>(slot));
+        support::TcpProxy& proxy = *proxies_.at(static_cast<std::size_t>(slot));
         proxy.freeze();
         const Nanos start = now_ns();
         std::this_thread::sleep_for(cut);

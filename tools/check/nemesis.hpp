@@ -9,7 +9,7 @@
 
 #include "check.hpp"
 #include "history.hpp"
-#include "proxy.hpp"
+#include "tcp_proxy.hpp"
 #include "redis_server.hpp"
 #include "status.hpp"
 #include "workers.hpp"
@@ -20,7 +20,7 @@ class NemesisRunner {
 public:
     NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed, support::RedisServer& server,
                   Workers& workers, StatusPage& status, HistoryWriter& log,
-                  std::vector<std::unique_ptr<Proxy>>& proxies);
+                  std::vector<std::unique_ptr<support::TcpProxy>>& proxies);
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
     /// to hit (no worker inside a critical section within one lease).
@@ -40,7 +40,7 @@ private:
     Workers& workers_;
     StatusPage& status_;
     HistoryWriter& log_;
-    std::vector<std::unique_ptr<Proxy>>& proxies_;  // per slot; empty unless the scenario partitions
+    std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;  // per slot; empty unless the scenario partitions
 };
 
 }  // namespace holdfast::check

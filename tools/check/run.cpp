@@ -76,11 +76,11 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     // Each worker reaches the lock server through a proxy of its own only when
     // a partition may cut it off: other scenarios keep their direct path (and
     // their figures) unchanged.
-    std::vector<std::unique_ptr<Proxy>> proxies;
+    std::vector<std::unique_ptr<support::TcpProxy>> proxies;
     std::vector<std::uint16_t> lock_ports;
     if (spec.scenario.has(Nemesis::partition_holder))
         for (int slot = 0; slot < o.processes; ++slot) {
-            proxies.push_back(std::make_unique<Proxy>(lock_server.port()));
+            proxies.push_back(std::make_unique<support::TcpProxy>(lock_server.port()));
             lock_ports.push_back(proxies.back()->port());
         }
     Workers workers(base, dir, o.processes, lock_ports);
