@@ -13,6 +13,7 @@
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "cli/process.hpp"
+#include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
 
 namespace holdfast::cli {
@@ -109,7 +110,7 @@ class LeaseGuard {
 public:
     LeaseGuard(std::stop_token lease_lost, const std::string& name, const Child& child)
         : callback_(std::move(lease_lost), [name, &child] {
-              warn("lost the lock " + name + " (lease expired or force-unlocked); sending SIGTERM to the command");
+              warn("lost the lock " + detail::quoted(name) + " (lease expired or force-unlocked); sending SIGTERM to the command");
               child.signal(SIGTERM);
           }) {}
 
@@ -126,7 +127,7 @@ void wait_for_exit(const Child& child, Events& events, const RunOptions& options
     while (!child.exited()) {
         const auto event = events.wait(lease_end);
         if (event.kind == Kind::timeout) {
-            warn("the " + format_duration(*options.lease) + " lease on " + options.name +
+            warn("the " + format_duration(*options.lease) + " lease on " + detail::quoted(options.name) +
                  " has run out; the command keeps running without the lock");
             lease_end.reset();
         } else if (event.kind == Kind::signal && event.signo != SIGCHLD && !event.from_terminal) {
@@ -140,10 +141,10 @@ void release(Lock& lock, const std::string& owner) {
     try {
         lock.async_unlock(owner).get();
     } catch (const NotOwnerError&) {
-        warn("the lock " + lock.name() +
+        warn("the lock " + detail::quoted(lock.name()) +
              " was no longer held when the command exited (lease ran out or force-unlocked); nothing to release");
     } catch (const std::exception& e) {
-        warn("could not release the lock " + lock.name() + ": " + describe(e) +
+        warn("could not release the lock " + detail::quoted(lock.name()) + ": " + describe(e) +
              "; it frees itself when its lease runs out");
     }
 }
@@ -196,10 +197,10 @@ std::optional<int> unless_acquired(const Acquisition& acquisition, const RunOpti
     switch (acquisition.outcome) {
         case Outcome::timed_out:
             warn("timed out after " + format_duration(*options.wait) + " waiting for the " + what + " " +
-                 options.name + "; the command was not run");
+                 detail::quoted(options.name) + "; the command was not run");
             return exit_code::timed_out;
         case Outcome::interrupted:
-            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + options.name +
+            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + detail::quoted(options.name) +
                  "; the command was not run");
             return exit_code::signal_base + acquisition.signo;
         case Outcome::acquired:
@@ -217,7 +218,7 @@ int run_with_permit(Client& client, const RunOptions& options, Events& events, c
                         try {
                             semaphore.async_release(1).get();
                         } catch (const std::exception& e) {
-                            warn("could not give back the permit of the semaphore " + semaphore.name() + ": " +
+                            warn("could not give back the permit of the semaphore " + detail::quoted(semaphore.name()) + ": " +
                                  describe(e));
                         }
                     }};
