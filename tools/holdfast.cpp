@@ -102,7 +102,9 @@ CLI::Option* add_duration(CLI::App& app, const std::string& flags, std::optional
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {
-    app.add_option("--url", global.url, "Redis server: redis://[user:password@]host[:port][/db] or unix:///path.sock")
+    app.add_option("--url", global.url,
+                   "Redis server: redis://[user:password@]host[:port][/db], or "
+                   "unix://[[user]:password@]/path.sock[?db=N&password=P&username=U]")
         ->envname("REDIS_URL")
         ->capture_default_str();
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
