@@ -63,10 +63,10 @@ std::optional<std::int64_t> permits_of(const std::string& text, std::string& why
     const char* end = text.data() + text.size();
     const auto [stop, ec] = std::from_chars(text.data(), end, n);
     if (!text.empty() && text.front() != '-' && stop == end && ec == std::errc::result_out_of_range) {
-        why = "--semaphore " + text + " is beyond the largest count a semaphore holds, " +
+        why = "'" + text + "' is beyond the largest count a semaphore holds, " +
               std::to_string(std::numeric_limits<std::int64_t>::max()) + " (Redis counts in 64-bit integers)";
     } else if (text.empty() || stop != end || ec != std::errc() || n < 1) {
-        why = "--semaphore '" + text + "' is not a count of permits: give a whole number from 1 to " +
+        why = "'" + text + "' is not a count of permits: give a whole number from 1 to " +
               std::to_string(std::numeric_limits<std::int64_t>::max());
     } else {
         return n;

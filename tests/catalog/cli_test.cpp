@@ -85,7 +85,7 @@ TEST_F(CatalogCli, TheLongestWaitAndLeaseWork) {
 // not turned into INT64_MAX, and 010 is ten, not eight.
 TEST_F(CatalogCli, SemaphoreCountsBeyondInt64AreRefused) {
     const std::pair<std::string, std::vector<std::string>> cases[] = {
-        {"9223372036854775808", {"--semaphore 9223372036854775808 is beyond the largest count", "9223372036854775807"}},
+        {"9223372036854775808", {"--semaphore: '9223372036854775808' is beyond the largest count", "9223372036854775807"}},
         {"99999999999999999999", {"beyond the largest count"}},
         {"0", {"'0' is not a count of permits", "from 1 to 9223372036854775807"}},
         {"-1", {"'-1' is not a count"}},
