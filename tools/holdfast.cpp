@@ -2,6 +2,7 @@
 // subcommand (cli/*.cpp), and turns failures into exit codes.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdint>
 #include <limits>
 
@@ -55,6 +56,38 @@ CLI::Validator duration_at_least(Duration minimum, std::string too_small) {
         "");
 }
 
+// --semaphore N: decimal, 1 to INT64_MAX. Not CLI11's integer option, which
+// reads 010 as octal and turns a number beyond INT64 into INT64_MAX.
+std::optional<std::int64_t> permits_of(const std::string& text, std::string& why) {
+    std::int64_t n = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, ec] = std::from_chars(text.data(), end, n);
+    if (!text.empty() && text.front() != '-' && stop == end && ec == std::errc::result_out_of_range) {
+        why = "'" + text + "' is beyond the largest count a semaphore holds, " +
+              std::to_string(std::numeric_limits<std::int64_t>::max()) + " (Redis counts in 64-bit integers)";
+    } else if (text.empty() || stop != end || ec != std::errc() || n < 1) {
+        why = "'" + text + "' is not a count of permits: give a whole number from 1 to " +
+              std::to_string(std::numeric_limits<std::int64_t>::max());
+    } else {
+        return n;
+    }
+    return std::nullopt;
+}
+
+std::int64_t parse_permits(const std::string& text) {
+    std::string why;
+    if (const auto n = permits_of(text, why)) return *n;
+    throw UsageError(why);
+}
+
+const CLI::Validator permits_check(
+    [](std::string& text) {
+        std::string why;
+        permits_of(text, why);
+        return why;
+    },
+    "");
+
 const CLI::Validator non_empty(
     [](std::string& text) { return text.empty() ? std::string("a lock name must not be empty") : std::string(); }, "");
 
@@ -69,7 +102,9 @@ CLI::Option* add_duration(CLI::App& app, const std::string& flags, std::optional
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {
-    app.add_option("--url", global.url, "Redis server: redis://[user:password@]host[:port][/db] or unix:///path.sock")
+    app.add_option("--url", global.url,
+                   "Redis server: redis://[user:password@]host[:port][/db], or "
+                   "unix://[[user]:password@]/path.sock[?db=N&password=P&username=U]")
         ->envname("REDIS_URL")
         ->capture_default_str();
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
@@ -98,11 +133,12 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
                                           "(like flock -s)");
     auto* exclusive = sub->add_flag_callback("-x,--exclusive", [&run] { run.primitive = Primitive::exclusive; },
                                              "Take the write side of read-write lock NAME (like flock -x)");
-    auto* semaphore = sub->add_option("--semaphore", run.permits,
-                                      "Take one of N permits of semaphore NAME instead of a lock (the count is set "
-                                      "to N if NAME has none); the permit is given back when COMMAND exits")
+    auto* semaphore = sub->add_option_function<std::string>(
+                             "--semaphore", [&run](const std::string& text) { run.permits = parse_permits(text); },
+                             "Take one of N permits of semaphore NAME instead of a lock (the count is set "
+                             "to N if NAME has none); the permit is given back when COMMAND exits")
                           ->type_name("N")
-                          ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
+                          ->check(permits_check);
     const std::vector<CLI::Option*> kinds{fair, spin, fenced, shared, exclusive, semaphore};
     for (auto* a : kinds)
         for (auto* b : kinds)

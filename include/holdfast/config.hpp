@@ -68,8 +68,11 @@ struct Config {
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
 
-    /// Fills a Config from redis://[user:password@]host[:port][/db] or
-    /// unix:///path/to.sock[?db=N]. Throws std::invalid_argument on a malformed URI.
+    /// Fills a Config from redis://[user:password@]host[:port][/db], or for a
+    /// Unix socket unix:///path/to.sock, unix://[user]:password@/path/to.sock,
+    /// with the parameters ?db=N&password=...&username=... (both forms:
+    /// docs/errors.md). %-escapes work in the user and password. Throws
+    /// std::invalid_argument on a malformed URI.
     static Config from_uri(std::string_view uri);
 
     /// "host:port" or the socket path: how errors name this server.

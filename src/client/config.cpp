@@ -4,13 +4,15 @@
 #include <type_traits>
 
 #include "holdfast/config.hpp"
+#include "common/quoted.hpp"
 
 namespace holdfast {
 namespace {
 
 [[noreturn]] void bad_uri(std::string_view uri, const std::string& why) {
-    throw std::invalid_argument("holdfast: bad Redis URI '" + std::string(uri) + "': " + why +
-                                " (expected redis://[user:password@]host[:port][/db] or unix:///path.sock)");
+    throw std::invalid_argument("holdfast: bad Redis URI " + detail::quoted(uri) + ": " + why +
+                                " (expected redis://[user:password@]host[:port][/db] or "
+                                "unix://[[user]:password@]/path.sock[?db=N&password=...])");
 }
 
 std::string percent_decode(std::string_view text, std::string_view uri) {
@@ -43,6 +45,34 @@ Int parse_number(std::string_view text, std::string_view uri, const char* what) 
     return value;
 }
 
+// "user:password", ":password" or "password" (as redis-cli -u takes it).
+void read_userinfo(std::string_view userinfo, std::string_view uri, Config& config) {
+    auto colon = userinfo.find(':');
+    if (colon == std::string_view::npos) {
+        config.password = percent_decode(userinfo, uri);
+    } else {
+        config.username = percent_decode(userinfo.substr(0, colon), uri);
+        config.password = percent_decode(userinfo.substr(colon + 1), uri);
+    }
+}
+
+// A unix:// URI's query: db=N, password=..., username=... (redis-py's names).
+void read_parameters(std::string_view query, std::string_view uri, Config& config) {
+    for (;;) {
+        const auto amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        const auto eq = pair.find('=');
+        const std::string_view key = pair.substr(0, eq);
+        const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+        if (key == "db") config.database = parse_number<int>(value, uri, "database");
+        else if (key == "password") config.password = percent_decode(value, uri);
+        else if (key == "username") config.username = percent_decode(value, uri);
+        else bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: db, password, username)");
+        if (amp == std::string_view::npos) return;
+        query.remove_prefix(amp + 1);
+    }
+}
+
 }  // namespace
 
 Config Config::from_uri(std::string_view uri) {
@@ -50,9 +80,17 @@ Config Config::from_uri(std::string_view uri) {
     constexpr std::string_view redis_scheme = "redis://", unix_scheme = "unix://";
     if (uri.starts_with(unix_scheme)) {
         std::string_view rest = uri.substr(unix_scheme.size());
-        if (auto q = rest.find("?db="); q != std::string_view::npos) {
-            config.database = parse_number<int>(rest.substr(q + 4), uri, "database");
+        if (auto q = rest.find('?'); q != std::string_view::npos) {
+            read_parameters(rest.substr(q + 1), uri, config);
             rest = rest.substr(0, q);
+        }
+        // unix://[user:]password@/path: the path starts at the first "@/".
+        if (!rest.starts_with('/')) {
+            if (auto at = rest.find("@/"); at != std::string_view::npos) {
+                if (!config.password.empty()) bad_uri(uri, "a password both before '@' and in ?password=");
+                read_userinfo(rest.substr(0, at), uri, config);
+                rest = rest.substr(at + 1);
+            }
         }
         if (rest.empty() || rest.front() != '/') bad_uri(uri, "the socket path must be absolute");
         config.unix_socket = std::string(rest);
@@ -62,15 +100,8 @@ Config Config::from_uri(std::string_view uri) {
     if (!uri.starts_with(redis_scheme)) bad_uri(uri, "unknown scheme");
     std::string_view rest = uri.substr(redis_scheme.size());
     if (auto at = rest.rfind('@'); at != std::string_view::npos) {
-        std::string_view userinfo = rest.substr(0, at);
+        read_userinfo(rest.substr(0, at), uri, config);
         rest = rest.substr(at + 1);
-        auto colon = userinfo.find(':');
-        if (colon == std::string_view::npos) {
-            config.password = percent_decode(userinfo, uri);  // redis://secret@host, as redis-cli -u takes it
-        } else {
-            config.username = percent_decode(userinfo.substr(0, colon), uri);
-            config.password = percent_decode(userinfo.substr(colon + 1), uri);
-        }
     }
     if (auto slash = rest.find('/'); slash != std::string_view::npos) {
         if (slash + 1 < rest.size()) config.database = parse_number<int>(rest.substr(slash + 1), uri, "database");

@@ -1,8 +1,11 @@
 #include "holdfast/semaphore.hpp"
 
+#include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/acquire.hpp"
@@ -25,6 +28,24 @@ void check_permits(std::string_view noun, const std::string& name, std::int64_t 
     if (permits < 0)
         throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name + "': permits must be >= 0, got " +
                                     std::to_string(permits));
+}
+
+// Redis refuses an INCRBY past the 64-bit range and changes nothing; say so
+// in holdfast's words rather than only Redis's.
+std::exception_ptr explain_overflow(std::exception_ptr error, std::int64_t delta) {
+    if (!error) return error;
+    try {
+        std::rethrow_exception(error);
+    } catch (const ServerError& e) {
+        if (std::string_view(e.what()).find("would overflow") == std::string_view::npos) return error;
+        return std::make_exception_ptr(ServerError(
+            std::string(e.what()) + " (adding " + std::to_string(delta) + " permits would take the count past " +
+            std::to_string(delta > 0 ? std::numeric_limits<std::int64_t>::max()
+                                     : std::numeric_limits<std::int64_t>::min()) +
+            ", the limit of Redis's 64-bit counts; the count was not changed)"));
+    } catch (...) {
+        return error;
+    }
 }
 
 }  // namespace
@@ -69,7 +90,8 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
     detail::eval_reporting(
         core, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
         {std::to_string(delta), std::string(publish_command)}, name_, std::move(what),
-        [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun_);
+        [done = std::move(done), delta](std::exception_ptr error, Reply) { done(explain_overflow(error, delta)); },
+        noun_);
 }
 
 bool Semaphore::try_set_permits(std::int64_t permits) {

@@ -81,6 +81,32 @@ TEST_F(CatalogCli, TheLongestWaitAndLeaseWork) {
     expect_no_keys();
 }
 
+// A semaphore count is a decimal from 1 to INT64_MAX: one beyond is refused,
+// not turned into INT64_MAX, and 010 is ten, not eight.
+TEST_F(CatalogCli, SemaphoreCountsBeyondInt64AreRefused) {
+    const std::pair<std::string, std::vector<std::string>> cases[] = {
+        {"9223372036854775808", {"--semaphore: '9223372036854775808' is beyond the largest count", "9223372036854775807"}},
+        {"99999999999999999999", {"beyond the largest count"}},
+        {"0", {"'0' is not a count of permits", "from 1 to 9223372036854775807"}},
+        {"-1", {"'-1' is not a count"}},
+        {"0x10", {"'0x10' is not a count"}},
+        {"1e3", {"'1e3' is not a count"}},
+        {"", {"'' is not a count"}},
+    };
+    for (const auto& [count, why] : cases)
+        expect_failure(holdfast({"run", "--semaphore", count, "pool", "--", "touch", path("ran")}), 2, why);
+    EXPECT_FALSE(fs::exists(path("ran")));
+    expect_no_keys();
+    const std::string get = redis_cli("GET pool") + " > " + path("count");
+    auto result = holdfast({"run", "--semaphore", "9223372036854775807", "pool", "--", "sh", "-c", get});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(read_file(path("count")), "9223372036854775806\n");
+    raw->command({"DEL", "pool"});
+    result = holdfast({"run", "--semaphore", "010", "pool", "--", "sh", "-c", get});
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(read_file(path("count")), "9\n");
+}
+
 TEST_F(CatalogCli, AnEmptyNameExits2) {
     for (const char* command : {"run", "status", "unlock"}) {
         Args args{command, "--force", ""};

@@ -36,7 +36,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadUri{"redis://a%zzb@h", "bad %-escape"}, BadUri{"redis://a%4@h", "bad %-escape"},
                       BadUri{"redis://[::1", "unclosed '['"}, BadUri{"redis://[::1]x", "junk after ']'"},
                       BadUri{"unix://relative.sock", "absolute"}, BadUri{"unix://", "absolute"},
-                      BadUri{"unix:///run/r.sock?db=x", "database 'x' is not a number"}),
+                      BadUri{"unix:///run/r.sock?db=x", "database 'x' is not a number"},
+                      BadUri{"unix:///run/r.sock?pass=x", "unknown parameter 'pass'"},
+                      BadUri{"unix://:a@/run/r.sock?password=b", "a password both before '@' and in ?password="}),
     [](const auto& info) { return "uri" + std::to_string(info.index); });
 
 struct BadSetting {

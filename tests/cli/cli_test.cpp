@@ -130,7 +130,7 @@ TEST_F(CliRun, WaitRunsOutWith75WithoutRunningTheCommand) {
     lock.lock();
     const auto result = holdfast({"run", "--wait", "300ms", "job", "--", "touch", path("marker")});
     EXPECT_EQ(result.status, 75);
-    EXPECT_NE(result.err.find("timed out after 300ms waiting for the lock job"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("timed out after 300ms waiting for the lock 'job'"), std::string::npos) << result.err;
     EXPECT_FALSE(fs::exists(path("marker")));
     EXPECT_TRUE(lock.is_held_by_current_thread());
     lock.unlock();
@@ -159,7 +159,7 @@ TEST_F(CliRun, InterruptedWhileWaitingExits130WithoutRunningTheCommand) {
     ::kill(cli->pid(), SIGINT);
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 128 + SIGINT);
-    EXPECT_NE(result.err.find("SIGINT while waiting for the lock job"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("SIGINT while waiting for the lock 'job'"), std::string::npos) << result.err;
     EXPECT_FALSE(fs::exists(path("marker")));
     EXPECT_TRUE(lock.is_held_by_current_thread());
     lock.unlock();
@@ -173,7 +173,7 @@ TEST_F(CliRun, LostLeaseSendsSigtermToTheCommand) {
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 128 + SIGTERM);
     EXPECT_LT(result.elapsed, 20s);
-    EXPECT_NE(result.err.find("holdfast: lost the lock job ("), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("holdfast: lost the lock 'job' ("), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("; sending SIGTERM to the command"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("was no longer held"), std::string::npos) << result.err;
 }
@@ -207,6 +207,21 @@ TEST_F(CliRun, TheCommandDoesNotInheritTheRedisConnections) {
     EXPECT_EQ(fds.find("socket:"), std::string::npos) << fds;
 }
 
+// run's warnings show the name as the library's errors do: escaped, and cut.
+TEST_F(CliRun, WarningsEscapeAndCutTheName) {
+    const std::string name = "evil\x1b[2J\x07" + std::string(5000, 'n');
+    auto cli = start({"--watchdog-timeout", "1500ms", "run", name, "--", "sleep", "30"});
+    ASSERT_TRUE(eventually([&] { return raw->integer({"EXISTS", name}) == 1; })) << cli->err();
+    raw->integer({"DEL", name});  // lost: one warning then, one at the release
+    const auto result = cli->wait();
+    EXPECT_EQ(result.status, 128 + SIGTERM);
+    const std::string shown = "'evil\\x1b[2J\\x07" + std::string(128 - 9, 'n') + "'... (5009 bytes)";
+    EXPECT_NE(result.err.find("lost the lock " + shown + " ("), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("the lock " + shown + " was no longer held"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find_first_of("\x1b\x07"), std::string::npos) << result.err;
+    EXPECT_LT(result.err.size(), 1000u) << result.err;
+}
+
 TEST_F(CliUnlock, ForceFreesALockHeldByAnotherClient) {
     Client client(config());
     Lock lock(client, "job");
@@ -229,7 +244,7 @@ TEST_F(CliUnlock, WithoutForceRefusesAndKeepsTheLock) {
     lock.lock();
     const auto result = holdfast({"unlock", "job"});
     EXPECT_EQ(result.status, 2);
-    EXPECT_NE(result.err.find("refusing to unlock job"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("refusing to unlock 'job'"), std::string::npos) << result.err;
     EXPECT_TRUE(lock.is_held_by_current_thread());
     lock.unlock();
 }

@@ -39,7 +39,7 @@ TEST_F(CliLease, PartitionedHolderStopsItsCommandBeforeTheServerLeaseEnds) {
     proxy.heal();
     const auto first = cut_off.wait();
     EXPECT_EQ(first.status, 0) << first.err;
-    EXPECT_NE(first.err.find("lost the lock job"), std::string::npos) << first.err;
+    EXPECT_NE(first.err.find("lost the lock 'job'"), std::string::npos) << first.err;
 }
 
 // An explicit lease is not renewed: the command is stopped just before it
@@ -50,7 +50,7 @@ TEST_F(CliLease, ExplicitLeaseStopsTheCommandBeforeItEnds) {
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_GT(std::stoll(read_file(path("ttl"))), 0) << "SIGTERM came only after the lease had run out";
-    EXPECT_NE(result.err.find("the 1s lease on job is running out; sending SIGTERM to the command"),
+    EXPECT_NE(result.err.find("the 1s lease on 'job' is running out; sending SIGTERM to the command"),
               std::string::npos)
         << result.err;
 }

@@ -168,7 +168,61 @@ TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
     // Raw bytes print escaped.
     raw->command({"SET", "raw", std::string("a\x01\\b", 4), "PX", "8000"});
     result = holdfast({"status", "raw"});
-    EXPECT_NE(result.out.find("  token: a\\x01\\x5cb\n"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("  token: a\\x01\\\\b\n"), std::string::npos) << result.out;
+}
+
+// The bytes of `text` a terminal would act on: C0 controls but the newline, DEL, C1 controls.
+std::string controls_in(const std::string& text) {
+    std::string found;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const bool c1 = c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+        if ((c < 0x20 && c != '\n') || c == 0x7f || c1) found += std::to_string(c) + ' ';
+    }
+    return found;
+}
+
+// Names and owners are whatever bytes someone wrote: escaped and cut, as the
+// library's errors show them, so none of them garbles the terminal or floods it.
+TEST_F(CliStatus, EscapesAndCutsNamesAndOwners) {
+    const std::string esc = "evil\x1b]0;title\x07\x1b[2J\xc2\x9b" "31m";  // U+009B: CSI
+    const std::string huge(5000, 'n');
+    for (const std::string& name : {esc, huge, esc + huge}) {
+        const std::string owner = esc + huge + ":1";
+        raw->command({"HSET", name, owner, "1"});
+        raw->command({"PEXPIRE", name, "30000"});
+        const auto status = holdfast({"status", name});
+        EXPECT_EQ(status.status, 0) << status.err;
+        EXPECT_EQ(controls_in(status.out + status.err), "") << status.out;
+        EXPECT_LT(status.out.size(), 1000u) << status.out;
+        EXPECT_NE(status.out.find("  holder: evil\\x1b]0;title\\x07\\x1b[2J\\xc2\\x9b31m"), std::string::npos)
+            << status.out;
+        EXPECT_NE(status.out.find("... (" + std::to_string(owner.size()) + " bytes)"), std::string::npos)
+            << status.out;
+
+        const auto unlock = holdfast({"unlock", "--force", name});
+        EXPECT_EQ(unlock.status, 0) << unlock.err;
+        EXPECT_EQ(controls_in(unlock.out + unlock.err), "") << unlock.out;
+        EXPECT_LT(unlock.out.size(), 1000u) << unlock.out;
+        EXPECT_NE(unlock.out.find("force-unlocked"), std::string::npos) << unlock.out;
+        EXPECT_EQ(raw->integer({"EXISTS", name}), 0);
+
+        const auto refused = holdfast({"unlock", name});
+        EXPECT_EQ(refused.status, 2);
+        EXPECT_EQ(controls_in(refused.err), "") << refused.err;
+        EXPECT_LT(refused.err.size(), 1000u) << refused.err;
+    }
+}
+
+// A count beyond INT64 (written by hand: holdfast refuses to write one) is no
+// semaphore Redis can count with; status says so instead of calling it a lock.
+TEST_F(CliStatus, ACountBeyondInt64IsReportedAsSuch) {
+    raw->command({"SET", "pool", "99999999999999999999", "PX", "60000"});
+    const auto result = holdfast({"status", "pool"});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_NE(result.err.find("beyond"), std::string::npos) << result.err;
+    EXPECT_EQ(holdfast({"unlock", "--force", "pool"}).status, 1);
+    EXPECT_EQ(raw->string({"GET", "pool"}), "99999999999999999999");
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
+#include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
 
 namespace holdfast::cli {
 namespace {
 
 using Kind = LockState::Kind;
+using detail::printable;
+using detail::quoted;
 
 std::string describe_ttl(std::optional<Duration> ttl) {
     return ttl ? format_duration(*ttl) : "none (the key never expires)";
@@ -21,21 +24,18 @@ std::string between(LockState::TimePoint earlier, LockState::TimePoint later) {
     return format_duration(std::chrono::duration_cast<Duration>(later - earlier));
 }
 
-// Bytes from Redis (a token, an owner id) as one line of text: unprintable
-// bytes and the backslash as \xNN.
-std::string printable(std::string_view bytes) {
-    std::string text;
-    for (const unsigned char c : bytes) {
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
-            text += static_cast<char>(c);
-            continue;
-        }
-        constexpr char digits[] = "0123456789abcdef";
-        text += "\\x";
-        text += digits[c >> 4];
-        text += digits[c & 0xf];
-    }
-    return text;
+// A decimal integer too large for a count: Redis's INCRBY and DECRBY refuse
+// it, so it is no semaphore or latch, and no lock token either.
+bool beyond_int64(const LockState& state) {
+    std::string_view digits = state.token;
+    if (digits.starts_with('-')) digits.remove_prefix(1);
+    return state.kind == Kind::simple_lock && !digits.empty() &&
+           digits.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+std::string beyond_int64_description(const LockState& state) {
+    return "the integer " + printable(state.token) +
+           ", beyond the 64-bit counts Redis and holdfast keep (so no semaphore or latch count)";
 }
 
 std::string plural(std::int64_t n, const std::string& one, const std::string& many) {
@@ -92,7 +92,7 @@ void print_permits(const LockState& state, LockState::TimePoint now) {
 }
 
 void print_state(const LockState& state, LockState::TimePoint now) {
-    std::cout << state.name << ": " << headline(state) << '\n';
+    std::cout << printable(state.name) << ": " << headline(state) << '\n';
     if (state.kind != Kind::free) std::cout << "  ttl: " << describe_ttl(state.ttl) << '\n';
     for (const auto& holder : state.holders)
         print_holder(holder, state.kind == Kind::lock ? "holder" : holder.writer ? "writer" : "reader");
@@ -112,9 +112,9 @@ int status(const GlobalOptions& global, const std::string& name) {
     const Config config = make_config(global);
     Client client(config);
     const LockState state = inspect(client, name);
-    if (state.kind == Kind::not_a_primitive) {
-        warn("cannot show '" + printable(name) + "' on " + config.server_name() + ": the key holds " +
-             printable(state.description) +
+    if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
+        warn("cannot show " + quoted(name) + " on " + config.server_name() + ": the key holds " +
+             (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
              ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
         return exit_code::failure;
     }
@@ -124,15 +124,15 @@ int status(const GlobalOptions& global, const std::string& name) {
 
 int unlock(const GlobalOptions& global, const UnlockOptions& options) {
     if (!options.force) {
-        warn("refusing to unlock " + options.name +
+        warn("refusing to unlock " + quoted(options.name) +
              ": a lock belongs to the process that took it, and this command is not that process, so it "
-             "cannot release one hold the way the owner would. `holdfast unlock --force " + options.name +
+             "cannot release one hold the way the owner would. `holdfast unlock --force " + printable(options.name) +
              "` deletes the lock whoever holds it; the holder is not stopped and may still act as if it held it.");
         return exit_code::usage;
     }
     Client client(make_config(global));
     const LockState state = inspect(client, options.name);
-    const std::string where = "'" + printable(options.name) + "' on " + make_config(global).server_name();
+    const std::string where = quoted(options.name) + " on " + make_config(global).server_name();
     bool deleted = false;
     switch (state.kind) {
         case Kind::free:
@@ -147,6 +147,11 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
             break;
         }
         case Kind::simple_lock:
+            if (beyond_int64(state)) {
+                warn("cannot force-unlock " + where + ": the key holds " + beyond_int64_description(state) +
+                     ", not a lock; delete the key yourself");
+                return exit_code::failure;
+            }
             // Every SimpleLock key is set with an expiry; a string without one is someone's data.
             if (!state.ttl) {
                 warn("cannot force-unlock " + where + ": the key is a string without an expiry, not a simple "
@@ -158,7 +163,7 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
         case Kind::counter:
         case Kind::permit_expirable_semaphore:
             warn("cannot force-unlock " + where + ": it is a semaphore or count-down latch, which has no holder "
-                 "to break; `holdfast status " + options.name + "` shows its count");
+                 "to break; `holdfast status " + printable(options.name) + "` shows its count");
             return exit_code::failure;
         case Kind::not_a_primitive:
             warn("cannot force-unlock " + where + ": the key holds " + printable(state.description) +
@@ -166,12 +171,12 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
             return exit_code::failure;
     }
     if (!deleted) {
-        std::cout << options.name << ": was not locked; nothing deleted\n";
+        std::cout << printable(options.name) << ": was not locked; nothing deleted\n";
         return exit_code::ok;
     }
-    std::cout << options.name << ": force-unlocked (deleted the lock and woke its waiters)\n";
+    std::cout << printable(options.name) << ": force-unlocked (deleted the lock and woke its waiters)\n";
     for (const auto& holder : state.holders)
-        std::cout << "  was held by: " << holder.owner << (holder.writer ? " (writer, " : " (") << "hold count "
+        std::cout << "  was held by: " << printable(holder.owner) << (holder.writer ? " (writer, " : " (") << "hold count "
                   << holder.hold_count << ")\n";
     if (state.kind == Kind::simple_lock) std::cout << "  was held by token: " << printable(state.token) << '\n';
     return exit_code::ok;

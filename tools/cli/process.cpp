@@ -3,8 +3,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 
 #include "cli/cli.hpp"
@@ -100,24 +101,77 @@ std::function<void()> Events::notifier() const {
     return [wakeup = wakeup_] { wakeup->notify(); };
 }
 
+namespace {
+
+// Where execvp would look for `command`, worked out before fork: the child
+// may only make async-signal-safe calls, and PATH lookup is not one.
+std::vector<std::string> candidates(const std::string& command) {
+    if (command.find('/') != std::string::npos) return {command};
+    const char* path = std::getenv("PATH");
+    std::string_view dirs = path ? path : "/bin:/usr/bin";  // glibc's default
+    std::vector<std::string> found;
+    for (;;) {
+        const auto colon = dirs.find(':');
+        const std::string_view dir = dirs.substr(0, colon);
+        found.push_back((dir.empty() ? std::string(".") : std::string(dir)) + '/' + command);
+        if (colon == std::string_view::npos) return found;
+        dirs.remove_prefix(colon + 1);
+    }
+}
+
+// In the child, between fork and exec: async-signal-safe calls only. Sends
+// exec's errno down `report` (close-on-exec, so a successful exec closes it).
+[[noreturn]] void exec_child(const std::vector<char*>& paths, char* const* args, const sigset_t& mask,
+                             pid_t parent, int report) {
+    // The command is signalled when holdfast dies, even by SIGKILL. A parent
+    // that died before prctl took effect shows as a new parent pid.
+    int error = 0;
+    if (::prctl(PR_SET_PDEATHSIG, parent_death_signal) != 0) error = errno;
+    if (::getppid() != parent) ::_exit(exit_code::signal_base + parent_death_signal);
+    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+    bool denied = false;
+    for (std::size_t i = 0; error == 0 && i < paths.size(); ++i) {
+        ::execve(paths[i], args, environ);
+        if (errno == EACCES) denied = true;  // as execvp: go on searching, report it if nothing runs
+        else if (errno != ENOENT && errno != ENOTDIR) error = errno;
+    }
+    if (error == 0) error = denied ? EACCES : ENOENT;
+    [[maybe_unused]] auto n = ::write(report, &error, sizeof error);
+    ::_exit(exit_code::cannot_execute);
+}
+
+}  // namespace
+
 Child Child::spawn(const std::vector<std::string>& argv, const sigset_t& mask) {
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    const std::vector<std::string> found = candidates(argv[0]);
+    std::vector<char*> paths;
+    for (const auto& path : found) paths.push_back(const_cast<char*>(path.c_str()));
 
-    // posix_spawnp rather than fork: it is safe with the Client's threads
-    // running, and glibc reports a failed exec as its return value.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setsigmask(&attr, &mask);
-    pid_t pid = -1;
-    const int error = ::posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
-    posix_spawnattr_destroy(&attr);
+    // fork rather than posix_spawn, to set the parent-death signal in the
+    // child. It fires when the *thread* that forked exits: this is holdfast's
+    // main thread, which lives as long as holdfast does.
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0) throw_errno("pipe2");
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) exec_child(paths, args.data(), mask, parent, report[1]);
+    const int fork_error = errno;
+    ::close(report[1]);
+    int error = 0;
+    ssize_t n;
+    while ((n = ::read(report[0], &error, sizeof error)) < 0 && errno == EINTR) {
+    }
+    ::close(report[0]);
+    if (pid < 0) throw std::system_error(fork_error, std::generic_category(), "fork");
+    if (n != sizeof error) return Child(pid);  // exec closed the pipe: the command runs
 
+    Child failed(pid);
+    failed.reap();
     if (error == ENOENT) throw SpawnError(argv[0] + ": command not found", exit_code::not_found);
-    if (error != 0) throw SpawnError(argv[0] + ": " + std::strerror(error), exit_code::cannot_execute);
-    return Child(pid);
+    throw SpawnError(argv[0] + ": " + std::strerror(error), exit_code::cannot_execute);
 }
 
 void Child::signal(int signo) const { ::kill(pid_, signo); }

@@ -57,11 +57,18 @@ public:
     int exit_code;
 };
 
+/// What the command gets when holdfast dies without stopping it (SIGKILL, a
+/// crash). SIGTERM, as for a lost lease: the lock stays held until its lease
+/// runs out, which leaves the command time to stop cleanly (docs/cli.md).
+inline constexpr int parent_death_signal = SIGTERM;
+
 /// A child process running a command with holdfast's stdio. Not reaped until
 /// reap(), so its pid cannot be reused while another thread may signal it.
 class Child {
 public:
-    /// Runs argv[0] (searched in PATH) under `mask`. Throws SpawnError.
+    /// Runs argv[0] (searched in PATH, as execvp does) under `mask`; it gets
+    /// parent_death_signal when the calling thread ends, so call it from the
+    /// thread that lives as long as holdfast (the main thread). Throws SpawnError.
     static Child spawn(const std::vector<std::string>& argv, const sigset_t& mask);
 
     pid_t pid() const { return pid_; }

@@ -13,6 +13,7 @@
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "cli/process.hpp"
+#include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
 
 namespace holdfast::cli {
@@ -142,13 +143,13 @@ void release(Lock& lock, const std::string& owner) {
     try {
         lock.async_unlock(owner).get();
     } catch (const LeaseLostError&) {
-        warn("the lock " + lock.name() + " was lost while the command ran (it was sent SIGTERM then); released " +
-             "what was left of it");
+        warn("the lock " + detail::quoted(lock.name()) +
+             " was lost while the command ran (it was sent SIGTERM then); released what was left of it");
     } catch (const NotOwnerError&) {
-        warn("the lock " + lock.name() +
+        warn("the lock " + detail::quoted(lock.name()) +
              " was no longer held when the command exited (lease ran out or force-unlocked); nothing to release");
     } catch (const std::exception& e) {
-        warn("could not release the lock " + lock.name() + ": " + describe(e) +
+        warn("could not release the lock " + detail::quoted(lock.name()) + ": " + describe(e) +
              "; it frees itself when its lease runs out");
     }
 }
@@ -188,8 +189,8 @@ int run_holding(const Hold& hold, const RunOptions& options, Events& events, con
     }
     {
         const std::string why = options.lease ? "the " + format_duration(*options.lease) + " lease on " +
-                                                    options.name + " is running out"
-                                              : "lost the lock " + options.name +
+                                                    detail::quoted(options.name) + " is running out"
+                                              : "lost the lock " + detail::quoted(options.name) +
                                                     " (no renewal confirmed for a whole lease, or it expired "
                                                     "or was force-unlocked)";
         LeaseGuard guard(hold.lost, why, *child);
@@ -205,10 +206,10 @@ std::optional<int> unless_acquired(const Acquisition& acquisition, const RunOpti
     switch (acquisition.outcome) {
         case Outcome::timed_out:
             warn("timed out after " + format_duration(*options.wait) + " waiting for the " + what + " " +
-                 options.name + "; the command was not run");
+                 detail::quoted(options.name) + "; the command was not run");
             return exit_code::timed_out;
         case Outcome::interrupted:
-            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + options.name +
+            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + detail::quoted(options.name) +
                  "; the command was not run");
             return exit_code::signal_base + acquisition.signo;
         case Outcome::acquired:
@@ -226,7 +227,7 @@ int run_with_permit(Client& client, const RunOptions& options, Events& events, c
                         try {
                             semaphore.async_release(1).get();
                         } catch (const std::exception& e) {
-                            warn("could not give back the permit of the semaphore " + semaphore.name() + ": " +
+                            warn("could not give back the permit of the semaphore " + detail::quoted(semaphore.name()) + ": " +
                                  describe(e));
                         }
                     }};
