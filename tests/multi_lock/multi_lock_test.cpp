@@ -266,8 +266,10 @@ TEST_F(MultiLocks, AsyncOwnerAndExplicitLease) {
     ASSERT_TRUE(both.async_try_lock(owner, std::chrono::seconds(1), std::chrono::seconds(20)).get());
     EXPECT_EQ(raw->string({"HGET", "a", owner}), "1");
     EXPECT_LE(raw->integer({"PTTL", "b"}), 20000);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);  // an explicit lease is not renewed
-    EXPECT_FALSE(both.lease_lost_token(owner).stop_possible());
+    // An explicit lease is not renewed, but watched: the group is told before it ends.
+    EXPECT_FALSE(client.core().watchdog.renews("a", owner));
+    EXPECT_FALSE(client.core().watchdog.renews("b", owner));
+    EXPECT_TRUE(both.lease_lost_token(owner).stop_possible());
     EXPECT_FALSE(both.try_lock());  // another owner: this thread
     std::async(std::launch::async, [&] { both.async_unlock(owner).get(); }).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
