@@ -1,11 +1,14 @@
+#!lua flags=allow-oom
 -- Read-write lock force unlock: delete the lock, whoever holds it, if it is in
 -- the given mode, with every read-hold key, and wake the waiters.
 -- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] mode ('read' or 'write'),
 -- ARGV[2] unlock message, ARGV[3] publish command.
 -- Reply 1 when a lock was deleted, else 0.
+-- Publish before any write: a refused PUBLISH (ACL) leaves the lock as it was.
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[1] then
     return 0
 end
+redis.call(ARGV[3], KEYS[2], ARGV[2])
 local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
 for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
     local holds = tonumber(redis.call('hget', KEYS[1], field))
@@ -16,5 +19,4 @@ for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
     end
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], ARGV[2])
 return 1

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- Read lock release (Redisson RReadWriteLock layout, read side).
 -- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message ('0': one waiter
 -- may try), ARGV[2] owner id, ARGV[3] publish command (publish or spublish).
@@ -5,38 +6,47 @@
 -- The last holder out deletes the hash and publishes.
 -- Reply nil: the owner holds no read lock; 0: it still holds reads; 1: its
 -- last read hold is released (whether or not others still hold the lock).
+-- allow-oom: a release must work on a full server (maxmemory, noeviction).
+-- Everything is decided first and published before any write: a user whose
+-- ACL refuses the channel gets the error with the lock unchanged.
 local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if mode == false or holds == nil then
     return nil
 end
 local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
-local left = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if left == 0 then
-    redis.call('hdel', KEYS[1], ARGV[2])
-end
-redis.call('del', tag .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. (left + 1))
+local left = holds - 1
 local reply = (left == 0) and 1 or 0
--- A downgrading writer still holds the write lock, whose lease is the hash's TTL.
-if mode == 'write' then
-    return reply
-end
--- Other readers: the hash lives as long as their longest remaining hold.
--- Readers whose hold keys all expired (dead holders) do not count.
-if redis.call('hlen', KEYS[1]) > 1 then
-    local longest = -2
+-- A downgrading writer still holds the write lock, whose lease is the hash's
+-- TTL. Otherwise the hash lives as long as the longest read hold left (this
+-- owner's included); readers whose hold keys all expired (dead holders) do
+-- not count. None left: the hash goes, and the waiters are told.
+local longest = -2
+if mode ~= 'write' then
     for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
-        local holds = tonumber(redis.call('hget', KEYS[1], field))
-        if holds ~= nil then
-            for n = 1, holds do
+        local count = (field == ARGV[2]) and left or tonumber(redis.call('hget', KEYS[1], field))
+        if count ~= nil then
+            for n = 1, count do
                 longest = math.max(longest, redis.call('pttl', tag .. ':' .. field .. ':rwlock_timeout:' .. n))
             end
         end
     end
-    if longest > 0 then
-        redis.call('pexpire', KEYS[1], longest)
-        return reply
+    if longest <= 0 then
+        redis.call(ARGV[3], KEYS[2], ARGV[1])
     end
 end
+if left == 0 then
+    redis.call('hdel', KEYS[1], ARGV[2])
+else
+    redis.call('hincrby', KEYS[1], ARGV[2], -1)
+end
+redis.call('del', tag .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. holds)
+if mode == 'write' then
+    return reply
+end
+if longest > 0 then
+    redis.call('pexpire', KEYS[1], longest)
+    return reply
+end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
 return 1

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- Write lock release (Redisson RReadWriteLock layout, write side).
 -- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message ('1': every
 -- waiter may try), ARGV[2] lease ms to reset a still-held lock to (0: keep
@@ -5,23 +6,28 @@
 -- ARGV[4] publish command (publish or spublish).
 -- Reply nil: not the writer; 0: still held (count > 0); 1: its last write hold
 -- released and published.
-if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+-- allow-oom: a release must work on a full server (maxmemory, noeviction).
+-- Publish before any write: a user whose ACL refuses the channel gets the
+-- error with the lock unchanged (waiters see the message after the script).
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
+if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
     return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
+if holds > 1 then
+    redis.call('hincrby', KEYS[1], ARGV[3], -1)
     if tonumber(ARGV[2]) > 0 then
         redis.call('pexpire', KEYS[1], ARGV[2])
     end
     return 0
 end
+-- The writer may still hold read locks (downgrade): readers may then share
+-- it. Redisson stays silent there; holdfast wakes them (harmless to Java
+-- waiters, who just try again).
+redis.call(ARGV[4], KEYS[2], ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[3])
 if redis.call('hlen', KEYS[1]) == 1 then
     redis.call('del', KEYS[1])
 else
-    -- The writer still holds read locks (downgrade): readers may now share it.
-    -- Redisson stays silent here; holdfast wakes them (harmless to Java waiters,
-    -- who just try again).
     redis.call('hset', KEYS[1], 'mode', 'read')
 end
-redis.call(ARGV[4], KEYS[2], ARGV[1])
 return 1

@@ -15,13 +15,15 @@ if free and not string.match(free, '^-?%d+$') then
 end
 local ended = redis.call('zrangebyscore', KEYS[2], 0, ARGV[1])
 if #ended > 0 then
-    for i = 1, #ended, 1000 do
-        redis.call('zrem', KEYS[2], unpack(ended, i, math.min(i + 999, #ended)))
-    end
-    free = redis.call('incrby', KEYS[1], #ended)
+    -- Publish before any write: a refused PUBLISH (ACL) changes nothing.
+    free = tonumber(free or 0) + #ended
     if free > 0 then
         redis.call(ARGV[2], KEYS[3], free)
     end
+    for i = 1, #ended, 1000 do
+        redis.call('zrem', KEYS[2], unpack(ended, i, math.min(i + 999, #ended)))
+    end
+    redis.call('incrby', KEYS[1], #ended)
 end
 free = tonumber(free or 0)
 if not ARGV[5] then

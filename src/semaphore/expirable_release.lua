@@ -1,16 +1,20 @@
+#!lua flags=allow-oom
 -- Permit-expirable semaphore release (Redisson RPermitExpirableSemaphore layout).
 -- KEYS[1] free permits, KEYS[2] held permit ids, KEYS[3] channel; ARGV[1]
 -- now (epoch ms), ARGV[2] publish command, ARGV[3] permit id (16 bytes).
 -- A held id goes back to the count and `1`, the number released, is
 -- published. Reply 1: released; 0: not held (never taken, released before,
 -- or reclaimed), or held past its lease (returned all the same).
+-- allow-oom: a release must work on a full server (maxmemory, noeviction).
+-- Publish before any write: a user whose ACL refuses the channel gets the
+-- error with the permit still held.
 local lease_end = redis.call('zscore', KEYS[2], ARGV[3])
 if not lease_end then
     return 0
 end
+redis.call(ARGV[2], KEYS[3], 1)
 redis.call('zrem', KEYS[2], ARGV[3])
 redis.call('incrby', KEYS[1], 1)
-redis.call(ARGV[2], KEYS[3], 1)
 if tonumber(lease_end) <= tonumber(ARGV[1]) then
     return 0
 end

@@ -155,23 +155,6 @@ TEST_F(Servers, AReleaseCutShortStopsTheRenewal) {
     EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
 }
 
-// Full for good: maxmemory set below what the data already uses (filling up
-// to the limit instead leaves it at the edge, where the next write may pass).
-class FullServer : public Catalog {
-protected:
-    std::vector<std::string> server_args() override { return {"--maxmemory-policy", "noeviction"}; }
-    /// Writes 2 MiB, then lowers maxmemory to 1 MiB; returns the keys written.
-    long long fill() {
-        constexpr long long keys = 32;
-        for (long long i = 0; i < keys; ++i)
-            raw->command({"SET", "filler:" + std::to_string(i), std::string(64 * 1024, 'x')});
-        raw->command({"CONFIG", "SET", "maxmemory", "1mb"});
-        auto refused = raw->command({"SET", "probe", "x"});
-        EXPECT_EQ(refused->type, REDIS_REPLY_ERROR) << "the server is not full";
-        return keys;
-    }
-};
-
 TEST_F(FullServer, AnAcquireIsAServerErrorNamingTheCause) {
     Client client(config());
     Lock lock(client, "job");
