@@ -12,24 +12,30 @@ namespace holdfast {
 /// served: a waiter joins the queue `redisson_lock_queue:{name}` and a deadline
 /// in `redisson_lock_timeout:{name}`; an unlock wakes only the first waiter, on
 /// its own channel `redisson_lock__channel:{name}:<owner>`. A Java RFairLock on
-/// the same name shares the queue.
+/// the same name shares the queue, in arrival order.
 ///
-/// Wait budget: a waiter that dies in the queue is passed over once its
-/// deadline passes. holdfast waiters keep their deadline one `wait_budget`
-/// (default 5 s) ahead by retrying every quarter budget while they wait, so a
-/// dead one stalls the queue for at most about one budget. (Redisson's waiters
-/// use 5 minutes and do not refresh; they are handled as the spec says.)
+/// Deadlines are chained as RFairLock chains them, with its default budget
+/// (queue_budget, 5 minutes per waiter). Beside them, a holdfast waiter proves
+/// it is alive at least every quarter `dead_waiter_timeout` (default 5 s); one
+/// that stops (killed, crashed) is passed over by holdfast's scripts that long
+/// after its last sign of life, instead of after its 5-minute deadline.
 ///
 /// try_lock() never joins the queue. A waiter that gives up leaves it, and
 /// the waiters behind it move up.
 class FairLock : public Lock {
 public:
-    FairLock(Client& client, std::string name, Duration wait_budget = std::chrono::seconds(5));
+    /// Redisson's default fairLockWaitTimeout: each waiter's share of the
+    /// queue's deadline arithmetic, which every client of a queue must share.
+    static constexpr Duration queue_budget = std::chrono::minutes(5);
 
-    Duration wait_budget() const { return wait_budget_; }
+    /// `dead_waiter_timeout` > 0: how long after its last sign of life a
+    /// holdfast waiter of this lock that stopped retrying keeps its place.
+    FairLock(Client& client, std::string name, Duration dead_waiter_timeout = std::chrono::seconds(5));
+
+    Duration dead_waiter_timeout() const { return dead_waiter_timeout_; }
 
 private:
-    Duration wait_budget_;
+    Duration dead_waiter_timeout_;
 };
 
 }  // namespace holdfast

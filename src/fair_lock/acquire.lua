@@ -1,70 +1,105 @@
--- Fair lock acquire (Redisson RFairLock layout: hash, queue list, deadline zset).
+-- Fair lock acquire (Redisson RFairLock layout, and its deadline arithmetic).
 -- KEYS[1] lock hash, KEYS[2] queue `redisson_lock_queue:{name}`, KEYS[3]
 -- deadlines `redisson_lock_timeout:{name}`, KEYS[4] channel prefix
--- `redisson_lock__channel:{name}` (a waiter's channel is prefix:<owner>);
--- ARGV[1] lease ms, ARGV[2] owner, ARGV[3] wait budget ms, ARGV[4] now (epoch
--- ms), ARGV[5] 'try' (never queue) or 'wait', ARGV[6] publish command.
+-- `redisson_lock__channel:{name}` (a waiter's channel is prefix:<owner>),
+-- KEYS[5] holdfast's liveness hash `holdfast_fair_alive:{name}`;
+-- ARGV[1] lease ms, ARGV[2] owner, ARGV[3] queue budget ms, ARGV[4] now (epoch
+-- ms), ARGV[5] 'try' (never queue) or 'wait', ARGV[6] publish command,
+-- ARGV[7] liveness ms.
 -- Reply nil when taken; else ms to sleep before trying again ('try': 1).
 --
--- Deadlines: a queue head whose deadline passed is presumed dead and dropped.
--- Redisson chains them (the previous waiter's deadline + budget) and never
--- refreshes them, so a dead waiter can stall the queue for long. A holdfast
--- waiter at position p keeps its own at now + (p + 1) * budget by retrying
--- every quarter budget: every handoff lowers it by one budget as it moves up,
--- and a dead holdfast waiter is dropped within one budget of its last retry.
-local now = tonumber(ARGV[4])
-local budget = tonumber(ARGV[3])
-local dropped = false
-while true do
-    local head = redis.call('lindex', KEYS[2], 0)
-    if head == false or head == ARGV[2] then break end
-    local deadline = tonumber(redis.call('zscore', KEYS[3], head))
-    if deadline ~= nil and deadline > now then break end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    dropped = true
+-- Deadlines are Redisson's, chained: a waiter joins with the last waiter's
+-- deadline (or the lock's TTL) plus its budget; whoever takes the lock lowers
+-- every other deadline by its own budget. A head whose deadline passed is
+-- presumed dead. Beside that, a holdfast waiter records in KEYS[5] (server
+-- clock) until when it is alive; each retry moves it on, and a head whose
+-- record ran out is dead too: a killed holdfast waiter stalls the queue for
+-- seconds, not for its deadline's minutes.
+-- Reads first, the one PUBLISH next, writes last: a refused command (ACL,
+-- out of memory) leaves nothing half done.
+local owner, budget, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local clock = redis.call('time')
+local server_now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local function presumed_dead(waiter)
+    local deadline = redis.call('zscore', KEYS[3], waiter)
+    if deadline ~= false and tonumber(deadline) <= now then return true end
+    local alive = redis.call('hget', KEYS[5], waiter)
+    return alive ~= false and tonumber(alive) <= server_now
+end
+
+local dead = 0
+local head = redis.call('lindex', KEYS[2], 0)
+while head ~= false and head ~= owner and presumed_dead(head) do
+    dead = dead + 1
+    head = redis.call('lindex', KEYS[2], dead)
+end
+local function drop_dead()
+    for _ = 1, dead do
+        local gone = redis.call('lpop', KEYS[2])
+        redis.call('zrem', KEYS[3], gone)
+        redis.call('hdel', KEYS[5], gone)
+    end
 end
 
 local free = redis.call('exists', KEYS[1]) == 0
-if free then
-    local head = redis.call('lindex', KEYS[2], 0)
-    if head == false or head == ARGV[2] then
-        redis.call('lpop', KEYS[2])
-        redis.call('zrem', KEYS[3], ARGV[2])
-        for _, waiter in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
-            redis.call('zincrby', KEYS[3], -budget, waiter)
-        end
-        redis.call('hset', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
-        return nil
-    end
-    -- The head was woken by no one if the one before it was dropped.
-    if dropped then
-        redis.call(ARGV[6], KEYS[4] .. ':' .. head, '0')
-    end
-end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+if free and (head == false or head == owner) then
+    redis.call('hset', KEYS[1], owner, 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
+    drop_dead()
+    if head == owner then redis.call('lpop', KEYS[2]) end
+    redis.call('zrem', KEYS[3], owner)
+    redis.call('hdel', KEYS[5], owner)
+    for _, waiter in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
+        redis.call('zincrby', KEYS[3], -budget, waiter)
+    end
     return nil
 end
+if redis.call('hexists', KEYS[1], owner) == 1 then
+    redis.call('hincrby', KEYS[1], owner, 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    drop_dead()
+    return nil
+end
+-- The new head was woken by no one if the ones before it were dead.
+if free and dead > 0 then
+    redis.call(ARGV[6], KEYS[4] .. ':' .. head, '0')
+end
+drop_dead()
 if ARGV[5] == 'try' then
     return 1
 end
 
-local position = redis.call('lpos', KEYS[2], ARGV[2])
-if position == false then
-    position = redis.call('llen', KEYS[2])
-    redis.call('rpush', KEYS[2], ARGV[2])
+if redis.call('zscore', KEYS[3], owner) == false then
+    local last = redis.call('lindex', KEYS[2], -1)
+    local ttl
+    if last ~= false and last ~= owner and redis.call('zscore', KEYS[3], last) ~= false then
+        ttl = tonumber(redis.call('zscore', KEYS[3], last)) - now
+    else
+        ttl = redis.call('pttl', KEYS[1])
+    end
+    if redis.call('zadd', KEYS[3], ttl + budget + now, owner) == 1 then
+        redis.call('rpush', KEYS[2], owner)
+    end
 end
-local deadline = now + (position + 1) * budget
-local current = tonumber(redis.call('zscore', KEYS[3], ARGV[2]))
-if current == nil or current < deadline then
-    redis.call('zadd', KEYS[3], deadline, ARGV[2])
-end
+local liveness = tonumber(ARGV[7])
+redis.call('hset', KEYS[5], owner, server_now + liveness)
+-- The records must outlast every deadline in the queue (past it, Redisson's
+-- rule drops a waiter anyway); deadlines only ever go down.
+local last_deadline = redis.call('zrange', KEYS[3], -1, -1, 'withscores')[2]
+local keep = liveness
+if last_deadline then keep = math.max(keep, tonumber(last_deadline) - now + liveness) end
+redis.call('pexpire', KEYS[5], math.floor(keep))
+
 if not free then
-    return math.max(0, redis.call('pttl', KEYS[1]))
+    local pttl = redis.call('pttl', KEYS[1])
+    if pttl >= 0 then return pttl end
+    return liveness
 end
--- Free but another waiter is first: it was woken; ask again when it would be dropped.
-local head_deadline = tonumber(redis.call('zscore', KEYS[3], redis.call('lindex', KEYS[2], 0))) or now
-return math.max(0, head_deadline - now)
+-- Free, but another waiter is first: it was woken; ask again when it would be presumed dead.
+local wait = liveness
+local deadline = redis.call('zscore', KEYS[3], head)
+if deadline ~= false then wait = math.min(wait, tonumber(deadline) - now) end
+local alive = redis.call('hget', KEYS[5], head)
+if alive ~= false then wait = math.min(wait, tonumber(alive) - server_now) end
+return math.max(0, wait)

@@ -15,21 +15,24 @@ namespace holdfast {
 namespace {
 
 constexpr std::string_view publish_command = "publish";
+const std::string queue_budget_ms = std::to_string(FairLock::queue_budget.count());
 
 std::string epoch_ms() {
     using namespace std::chrono;
     return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
 }
 
-// hash, queue, deadlines, channel prefix: the key order of every fair script.
+// hash, queue, deadlines, channel prefix, liveness: the key order of every fair script.
 std::vector<std::string> fair_keys(const std::string& name) {
     return {name, detail::prefixed_name("redisson_lock_queue", name),
-            detail::prefixed_name("redisson_lock_timeout", name), detail::lock_channel(name)};
+            detail::prefixed_name("redisson_lock_timeout", name), detail::lock_channel(name),
+            detail::prefixed_name("holdfast_fair_alive", name)};
 }
 
 class FairLockKind final : public detail::LockKind {
 public:
-    explicit FairLockKind(Lock::Duration budget) : budget_ms_(std::to_string(budget.count())), budget_(budget) {}
+    explicit FairLockKind(Lock::Duration dead_waiter_timeout)
+        : timeout_ms_(std::to_string(dead_waiter_timeout.count())), timeout_(dead_waiter_timeout) {}
 
     std::string_view noun() const override { return "fair lock"; }
 
@@ -37,23 +40,24 @@ public:
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request;
         request.channel = detail::lock_channel(name) + ':' + owner;
-        // Retry at least every quarter budget, which keeps this waiter's deadline ahead.
-        const long long refresh = std::max<long long>(1, budget_.count() / 4);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), budget_ms = budget_ms_,
+        // Retries at least every quarter timeout: each retry is its sign of life.
+        const long long refresh = std::max<long long>(1, timeout_.count() / 4);
+        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
                            mode = try_once ? "try" : "wait", refresh](auto report) {
             detail::attempt_script(core, scripts::fair_lock_acquire, fair_keys(name),
-                                   {lease_ms, owner, budget_ms, epoch_ms(), mode, std::string(publish_command)}, name,
-                                   "fair lock", [report, refresh](detail::Attempt attempt) {
+                                   {lease_ms, owner, queue_budget_ms, epoch_ms(), mode,
+                                    std::string(publish_command), timeout_ms},
+                                   name, "fair lock", [report, refresh](detail::Attempt attempt) {
                                        if (attempt.outcome == detail::Attempt::Outcome::refused)
-                                           attempt.ttl = std::min(attempt.ttl, refresh);
+                                           attempt.ttl = attempt.ttl < 0 ? refresh : std::min(attempt.ttl, refresh);
                                        report(std::move(attempt));
                                    });
         };
         if (!try_once)
-            request.give_up = [&core, name, owner, budget_ms = budget_ms_](std::function<void()> done) {
+            request.give_up = [&core, name, owner](std::function<void()> done) {
                 detail::eval_reporting(core, scripts::fair_lock_give_up, fair_keys(name),
-                                       {owner, budget_ms, std::string(publish_command)}, name, "leave the queue of",
-                                       [done](std::exception_ptr, detail::Reply) { done(); });
+                                       {owner, queue_budget_ms, std::string(publish_command)}, name,
+                                       "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
             };
         return request;
     }
@@ -61,39 +65,40 @@ public:
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
         detail::eval_reporting(core, scripts::fair_lock_release, fair_keys(name),
-                               {"0", lease_ms, owner, epoch_ms(), std::string(publish_command)}, name, "unlock",
-                               std::move(done));
+                               {"0", lease_ms, owner, epoch_ms(), std::string(publish_command)}, name,
+                               "unlock fair lock", std::move(done));
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
         detail::eval_reporting(core, scripts::fair_lock_force_unlock, fair_keys(name),
-                               {"0", std::string(publish_command)}, name, "force-unlock", std::move(done));
+                               {"0", std::string(publish_command), epoch_ms()}, name, "force-unlock fair lock",
+                               std::move(done));
     }
 
     const detail::Script& renew() const override { return scripts::lock_renew; }
 
 private:
-    std::string budget_ms_;
-    Lock::Duration budget_;
+    std::string timeout_ms_;
+    Lock::Duration timeout_;
 };
 
 // Kinds live as long as the program: a lock's pending operations may outlive
-// the FairLock object. One per distinct budget.
-const detail::LockKind& kind_for(Lock::Duration budget) {
-    if (budget <= Lock::Duration::zero())
-        throw std::invalid_argument("holdfast: a fair lock's wait budget must be > 0 ms, got " +
-                                    std::to_string(budget.count()) + " ms");
+// the FairLock object. One per distinct timeout.
+const detail::LockKind& kind_for(Lock::Duration dead_waiter_timeout) {
+    if (dead_waiter_timeout <= Lock::Duration::zero())
+        throw std::invalid_argument("holdfast: a fair lock's dead-waiter timeout must be > 0 ms, got " +
+                                    std::to_string(dead_waiter_timeout.count()) + " ms");
     static std::mutex mutex;
     static std::map<Lock::Duration::rep, std::unique_ptr<FairLockKind>> kinds;
     std::lock_guard guard(mutex);
-    auto& kind = kinds[budget.count()];
-    if (!kind) kind = std::make_unique<FairLockKind>(budget);
+    auto& kind = kinds[dead_waiter_timeout.count()];
+    if (!kind) kind = std::make_unique<FairLockKind>(dead_waiter_timeout);
     return *kind;
 }
 
 }  // namespace
 
-FairLock::FairLock(Client& client, std::string name, Duration wait_budget)
-    : Lock(client, std::move(name), kind_for(wait_budget)), wait_budget_(wait_budget) {}
+FairLock::FairLock(Client& client, std::string name, Duration dead_waiter_timeout)
+    : Lock(client, std::move(name), kind_for(dead_waiter_timeout)), dead_waiter_timeout_(dead_waiter_timeout) {}
 
 }  // namespace holdfast

@@ -31,9 +31,14 @@ TEST_F(Fairness, AWaiterQueuesWithADeadlineAndTheUnlockWakesItsOwnChannel) {
     EXPECT_EQ(raw->string({"LINDEX", queue, "0"}), owner);
     const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch()).count();
+    // Chained as RFairLock chains it: the lock's TTL (30 s) plus the 5-minute queue budget.
     const long long deadline = std::stoll(raw->string({"ZSCORE", deadlines, owner}));
-    EXPECT_GT(deadline, now_ms);
-    EXPECT_LE(deadline, now_ms + 5000 + 1000);  // one budget ahead, the first in line
+    EXPECT_GT(deadline, now_ms + 300000);
+    EXPECT_LE(deadline, now_ms + 330000 + 1000);
+    // And its sign of life: alive until 5 s (the default dead-waiter timeout) after its last call.
+    const long long alive = std::stoll(raw->string({"HGET", "holdfast_fair_alive:{line}", owner}));
+    EXPECT_GT(alive, now_ms);
+    EXPECT_LE(alive, now_ms + 5000 + 1000);
 
     support::SyncRedis listener(server->port());
     listener.command({"PSUBSCRIBE", "redisson_lock__channel:{line}*"});
@@ -87,12 +92,11 @@ TEST_F(Fairness, TryLockNeverJoinsTheQueue) {
 }
 
 // A waiter that gives up leaves the queue; the one behind it (a Java waiter,
-// written as RFairLock writes it, so that no refresh moves its deadline)
-// moves up, and its deadline drops by one budget.
+// written as RFairLock writes it) moves up, and its deadline drops by the
+// quitter's queue budget.
 TEST_F(Fairness, AWaiterThatGivesUpLeavesAndTheOthersMoveUp) {
     Client holder_client(config()), waiter_client(config());
-    const auto budget = std::chrono::seconds(2);
-    FairLock held(holder_client, "line", budget), wanted(waiter_client, "line", budget);
+    FairLock held(holder_client, "line"), wanted(waiter_client, "line");
     held.lock();
     const std::string quitter = waiter_client.new_owner();
     auto quits = wanted.async_try_lock(quitter, std::chrono::milliseconds(500));
@@ -106,7 +110,8 @@ TEST_F(Fairness, AWaiterThatGivesUpLeavesAndTheOthersMoveUp) {
     EXPECT_EQ(queue_length(*raw), 1);
     EXPECT_EQ(raw->string({"LINDEX", queue, "0"}), java);
     EXPECT_EQ(raw->string({"ZSCORE", deadlines, quitter}), "");
-    EXPECT_EQ(std::stoll(raw->string({"ZSCORE", deadlines, java})), java_deadline - 2000);
+    EXPECT_EQ(raw->integer({"EXISTS", "holdfast_fair_alive:{line}"}), 0);
+    EXPECT_EQ(std::stoll(raw->string({"ZSCORE", deadlines, java})), java_deadline - 300000);  // FairLock::queue_budget
     EXPECT_TRUE(eventually([&] { return waiter_client.core().transport.subscriber().channel_count() == 0; }));
     held.unlock();
 }
@@ -131,8 +136,8 @@ TEST_F(Fairness, WaitersBehindAQuitterKeepTheirTurn) {
 }
 
 // A waiter process killed in the queue: the next waiter gets the lock once the
-// dead one's deadline (one budget after its last retry) has passed, not after
-// Redisson's five minutes.
+// dead one's sign of life (5 s after its last retry) has run out, not after its
+// deadline's five minutes.
 TEST_F(Fairness, AKilledWaiterStallsTheQueueForAtMostItsBudget) {
     Client holder_client(config()), waiter_client(config());
     FairLock held(holder_client, "line"), wanted(waiter_client, "line");
@@ -158,7 +163,7 @@ TEST_F(Fairness, AKilledWaiterStallsTheQueueForAtMostItsBudget) {
     EXPECT_EQ(queue_length(*raw), 0);
 }
 
-TEST_F(Fairness, ABudgetOfZeroIsRefused) {
+TEST_F(Fairness, ADeadWaiterTimeoutOfZeroIsRefused) {
     Client client(config());
     EXPECT_THROW(FairLock(client, "line", std::chrono::milliseconds(0)), std::invalid_argument);
 }
