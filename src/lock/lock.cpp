@@ -65,6 +65,18 @@ void release_unacknowledged(detail::ClientCore& core, const detail::LockKind& ki
                  });
 }
 
+// Every script writes last, so a Redis error reply means it changed nothing.
+bool refused_unchanged(const std::exception_ptr& error) {
+    if (!error) return false;
+    try {
+        std::rethrow_exception(error);
+    } catch (const ServerError&) {
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
 // An acquire that failed with its outcome unknown (the connection dropped
 // after the script was sent) may have taken the lock. If the caller holds
 // nothing of it otherwise, one release gives back what it may have taken,
@@ -141,6 +153,9 @@ void Lock::release(std::string owner, Released done) {
     kind_->release(core, name_, owner, lease_ms,
                    [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
                        std::exception_ptr error, Reply reply) mutable {
+                       // A Redis error reply (an ACL refusing the channel, say) comes
+                       // before any write: the hold is unchanged, still held and renewed.
+                       if (refused_unchanged(error)) return done(error);
                        // Read before untrack(): a hold lost locally is reported as such.
                        const auto lost_for = core.watchdog.lost_for(name, field);
                        if (!error && reply.is_nil()) core.holds.forget(name, field);
@@ -150,8 +165,8 @@ void Lock::release(std::string owner, Released done) {
                        // the rest came from acquires whose replies were lost.
                        if (!error && reply.is_integer() && reply.integer == 0 && known == 0)
                            return release_unacknowledged(core, *kind, name, owner, std::move(done));
-                       // Renewal ends with the last hold, and with any failure: the
-                       // outcome is unknown or refused, and the lease will end the hold.
+                       // Renewal ends with the last hold, and with a lost connection:
+                       // the outcome is unknown, and the lease will end the hold.
                        if (error || !reply.is_integer() || reply.integer == 1) core.watchdog.untrack(name, field);
                        if (error) return done(error);
                        if (lost_for)
@@ -165,7 +180,9 @@ void Lock::release(std::string owner, Released done) {
                                                : "the unlock was carried out") +
                                ". Watch lease_lost_token() to stop work when this happens, and fence writes "
                                "(FencedLock) where a late write must be refused")));
-                       if (reply.is_nil())
+                       // The fair lock, as Redisson's, answers 1 for a lock already gone:
+                       // not a release of anything this client took.
+                       if (reply.is_nil() || (reply.integer == 1 && !known))
                            return done(std::make_exception_ptr(NotOwnerError(
                                "holdfast: cannot unlock " + std::string(kind->noun()) + " " + detail::quoted(name) +
                                " on " + core.transport.config().server_name() + ": owner " + detail::quoted(owner) +

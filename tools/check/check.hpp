@@ -79,8 +79,8 @@ std::string primitive_flag(Primitive p);
 /// UsageError listing the valid names.
 std::vector<Primitive> parse_primitives(const std::string& text);
 
-/// The wait budget of the workload's FairLocks (FairLock's default): a waiter
-/// lost in the queue holds up the waiters behind it for about this long.
+/// The dead-waiter timeout of the workload's FairLocks (FairLock's default): a
+/// waiter lost in the queue holds up the waiters behind it for about this long.
 constexpr Duration fair_wait_budget{5000};
 
 /// Critical-section lengths: short (0 to lease/5) or long (0 to 2 x lease,
