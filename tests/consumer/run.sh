@@ -21,6 +21,8 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "consumer: $*" >&2; exit 1; }
+# Builds are quiet unless they fail.
+quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "failed: $*"; }; }
 
 # A redis-server of our own on a free loopback port (never 6379): the port is
 # ours once the server answering on it reports our process id.
@@ -44,14 +46,14 @@ start_redis() {
 }
 
 # A shared libholdfast must export holdfast's public classes and nothing of
-# its internals (holdfast::detail, the transport) or of Asio and hiredis.
+# its internals (holdfast::detail: transport, watchdog, kinds) or of Asio and hiredis.
 check_exports() {
-    local lib=$1 leaked
-    nm -D --defined-only -C "$lib" | grep -q "holdfast::Lock::lock()" || fail "$lib does not export holdfast::Lock::lock()"
-    leaked=$(nm -D --defined-only -C "$lib" | awk '{ $1 = ""; $2 = ""; print }' |
-             grep -E "asio|redis[A-Z]|holdfast::detail::(ClientCore|Transport|LockKind|Watchdog)" || true)
+    local lib=$1 symbols leaked
+    symbols=$(nm -D --defined-only -C "$lib" | cut -d' ' -f3-)
+    grep -qF "holdfast::Lock::lock()" <<<"$symbols" || fail "$lib does not export holdfast::Lock::lock()"
+    leaked=$(grep -E "asio::|^redis|^([a-z ]+ for )?holdfast::detail::" <<<"$symbols" || true)
     [ -z "$leaked" ] || fail "$lib exports internals:"$'\n'"$leaked"
-    echo "consumer: $lib exports $(nm -D --defined-only "$lib" | wc -l) symbols, no internals"
+    echo "consumer: $(basename "$lib") exports $(wc -l <<<"$symbols") symbols, no internals (Asio, hiredis, holdfast::detail)"
 }
 
 start_redis
@@ -66,20 +68,20 @@ for kind in "${kinds[@]}"; do
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS="$shared" -DHOLDFAST_SANITIZE= \
         -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_EXAMPLES=OFF -DHOLDFAST_BUILD_BENCH=OFF \
         -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-    cmake --build "$build" -j"$JOBS" >/dev/null
-    cmake --install "$build" >/dev/null
+    quiet cmake --build "$build" -j"$JOBS"
+    quiet cmake --install "$build"
     libdir=$(dirname "$(find "$prefix" -name holdfast.pc)")/..
     [ "$kind" = shared ] && check_exports "$libdir/libholdfast.so"
     "$prefix/bin/holdfast" --version | grep -q "^holdfast [0-9]" || fail "$prefix/bin/holdfast --version"
 
     # 1. CMake: find_package(holdfast CONFIG) through CMAKE_PREFIX_PATH.
-    cmake -S tests/consumer -B "$work/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$work/cmake-$kind" >/dev/null
+    quiet cmake -S tests/consumer -B "$work/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
+    quiet cmake --build "$work/cmake-$kind"
     "$work/cmake-$kind/consumer" "$url"
 
     # 2. A plain compiler line from pkg-config (--static: hiredis too, for a static libholdfast).
     export PKG_CONFIG_PATH="$libdir/pkgconfig"
-    g++ -std=c++20 tests/consumer/main.cpp -o "$work/pkg-config-$kind" \
+    quiet g++ -std=c++20 tests/consumer/main.cpp -o "$work/pkg-config-$kind" \
         $(pkg-config $static_flag --cflags --libs holdfast) -Wl,-rpath,"$(pkg-config --variable=libdir holdfast)"
     "$work/pkg-config-$kind" "$url"
     unset PKG_CONFIG_PATH
