@@ -20,7 +20,9 @@ if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
   set(HOLDFAST_STATIC ON)
   list(GET HIREDIS_LINK_LIBRARIES 0 HOLDFAST_HIREDIS_HINT)
   get_filename_component(HOLDFAST_HIREDIS_HINT "${HOLDFAST_HIREDIS_HINT}" DIRECTORY)
-  set(HOLDFAST_PC_PRIVATE "Requires.private: hiredis")
+  # Libs.private, not Requires.private: hiredis's Cflags would reach consumers' compiles.
+  list(JOIN HIREDIS_LDFLAGS " " HOLDFAST_PC_PRIVATE)
+  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE}")
 else()
   set(HOLDFAST_STATIC OFF)
   set(HOLDFAST_PC_PRIVATE "")
@@ -34,5 +36,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/holdfastConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/holdfastConfig.cmake ${PROJECT_BINARY_DIR}/holdfastConfigVersion.cmake
         DESTINATION ${HOLDFAST_CMAKE_DIR})
 
+# prefix relative to the .pc file, so `cmake --install --prefix` elsewhere works.
+file(RELATIVE_PATH HOLDFAST_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+string(REGEX REPLACE "/$" "" HOLDFAST_PC_TO_PREFIX "${HOLDFAST_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/holdfast.pc.in ${PROJECT_BINARY_DIR}/holdfast.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/holdfast.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

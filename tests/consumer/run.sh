@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/consumer/run.sh [shared|static]...: install holdfast into a temporary
-# prefix, then build tests/consumer against it twice (CMake find_package, and a
-# plain g++ line from pkg-config) and run both on a throwaway redis-server.
-# Also checks that a shared libholdfast exports the public API only.
+# tests/consumer/run.sh [shared|static|fetch]...: for shared and static, install
+# holdfast into a temporary prefix, then build tests/consumer against it twice
+# (CMake find_package, and a plain g++ line from pkg-config); for fetch, build
+# it with holdfast as a FetchContent subproject. Each consumer takes and
+# releases a lock on a throwaway redis-server. Also checks that a shared
+# libholdfast exports the public API only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 JOBS=${JOBS:-2}
@@ -58,11 +60,30 @@ check_exports() {
 
 start_redis
 url="redis://127.0.0.1:$port"
+# holdfast as a subproject: only the library is built, none of our tools or tests.
+fetch() {
+    local dir="$work/fetch"
+    quiet cmake -S tests/consumer -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCONSUMER_FETCH=ON \
+        -DFETCHCONTENT_SOURCE_DIR_HOLDFAST="$PWD"
+    local targets
+    targets=$(cmake --build "$dir" --target help)
+    if grep -E "holdfast_(tests|cli|check|support)|flash_sale|lock_bench" <<<"$targets"; then
+        fail "holdfast as a subproject adds its tools or tests to the consumer's build"
+    fi
+    quiet cmake --build "$dir" -j"$JOBS"
+    "$dir/consumer" "$url"
+    echo "consumer: FetchContent subproject passed"
+}
+
 for kind in "${kinds[@]}"; do
+    if [ "$kind" = fetch ]; then
+        fetch
+        continue
+    fi
     case "$kind" in
         shared) shared=ON; static_flag="" ;;
         static) shared=OFF; static_flag="--static" ;;
-        *) fail "unknown kind $kind (shared or static)" ;;
+        *) fail "unknown kind $kind (shared, static or fetch)" ;;
     esac
     build="build-install-$kind" prefix="$work/prefix-$kind"
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS="$shared" -DHOLDFAST_SANITIZE= \
