@@ -62,7 +62,7 @@ start_redis
 url="redis://127.0.0.1:$port"
 # holdfast as a subproject: only the library is built, none of our tools or tests.
 fetch() {
-    local dir="$work/fetch"
+    local dir=build-install-fetch
     quiet cmake -S tests/consumer -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCONSUMER_FETCH=ON \
         -DFETCHCONTENT_SOURCE_DIR_HOLDFAST="$PWD"
     local targets
@@ -92,8 +92,10 @@ for kind in "${kinds[@]}"; do
     quiet cmake --build "$build" -j"$JOBS"
     quiet cmake --install "$build"
     libdir=$(dirname "$(find "$prefix" -name holdfast.pc)")/..
-    [ "$kind" = shared ] && check_exports "$libdir/libholdfast.so"
-    "$prefix/bin/holdfast" --version | grep -q "^holdfast [0-9]" || fail "$prefix/bin/holdfast --version"
+    if [ "$kind" = shared ]; then check_exports "$libdir/libholdfast.so"; fi
+    version=$("$prefix/bin/holdfast" --version) && [[ "$version" =~ ^holdfast\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+        fail "installed holdfast --version printed '$version'"
+    quiet "$prefix/bin/holdfast-check" --help
 
     # 1. CMake: find_package(holdfast CONFIG) through CMAKE_PREFIX_PATH.
     quiet cmake -S tests/consumer -B "$work/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
