@@ -9,6 +9,7 @@
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "holdfast/holdfast.hpp"
+#include "holdfast/version.hpp"
 
 namespace holdfast::cli {
 
@@ -193,6 +194,7 @@ int main(int argc, char** argv) {
     app.fallthrough();  // global options may follow the subcommand
     app.footer(cli::exit_codes);
     app.failure_message(cli::failure_message);
+    app.set_version_flag("--version", "holdfast " HOLDFAST_VERSION_STRING);
     cli::add_global_options(app, global);
     auto* run_command = cli::add_run(app, run);
     auto* status_command = cli::add_status(app, status_name);

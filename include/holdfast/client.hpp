@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "holdfast/export.hpp"
 #include "holdfast/config.hpp"
 
 namespace holdfast {
@@ -21,7 +22,7 @@ class ClientCore;
 /// Lifetime: outlive every Lock made from it. Destroying it fails the commands
 /// still queued, stops renewing its locks (they expire after their lease) and
 /// joins its thread.
-class Client {
+class HOLDFAST_EXPORT Client {
 public:
     /// Connects and checks the server answers (PING, after AUTH and SELECT).
     /// Throws ConnectionError naming host:port if it cannot within

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "holdfast/export.hpp"
+
 namespace holdfast {
 
 /// The longest lease, timeout or watchdog timeout holdfast accepts (100 years).
@@ -38,7 +40,7 @@ std::chrono::milliseconds ms_until(const std::chrono::time_point<Clock, ClockDur
 
 }  // namespace detail
 
-struct Config {
+struct HOLDFAST_EXPORT Config {
     /// TCP server. Ignored when unix_socket is set.
     std::string host = "127.0.0.1";
     std::uint16_t port = 6379;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 
@@ -36,7 +37,7 @@ namespace holdfast {
 ///
 /// Thread safety: a CountDownLatch may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
-class CountDownLatch {
+class HOLDFAST_EXPORT CountDownLatch {
 public:
     using Duration = std::chrono::milliseconds;
 

@@ -4,42 +4,44 @@
 #include <stdexcept>
 #include <string>
 
+#include "holdfast/export.hpp"
+
 namespace holdfast {
 
 /// Base of every holdfast error. what() names what failed and what to do.
-class Error : public std::runtime_error {
+class HOLDFAST_EXPORT Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
 
 /// The server could not be reached, the connection dropped with the command in
 /// flight, or no connection came back within Config::timeout. Names host:port.
-class ConnectionError : public Error {
+class HOLDFAST_EXPORT ConnectionError : public Error {
 public:
     using Error::Error;
 };
 
 /// The server refused AUTH or SELECT: the credentials or database are wrong.
-class AuthError : public ConnectionError {
+class HOLDFAST_EXPORT AuthError : public ConnectionError {
 public:
     using ConnectionError::ConnectionError;
 };
 
 /// The server answered a command with an error reply (-ERR, -OOM, ...).
-class ServerError : public Error {
+class HOLDFAST_EXPORT ServerError : public Error {
 public:
     using Error::Error;
 };
 
 /// A key under the lock's name holds another type (a string, a list, ...).
-class WrongTypeError : public ServerError {
+class HOLDFAST_EXPORT WrongTypeError : public ServerError {
 public:
     using ServerError::ServerError;
 };
 
 /// unlock() by an owner that does not hold the lock (Redisson's
 /// IllegalMonitorStateException). Names the lock and the owner id.
-class NotOwnerError : public Error {
+class HOLDFAST_EXPORT NotOwnerError : public Error {
 public:
     using Error::Error;
 };
@@ -48,7 +50,7 @@ public:
 /// a whole lease (less a safety margin), so the holder was told through
 /// lease_lost_token(), and another owner may have held the lock since. The
 /// unlock itself was still carried out on the server.
-class LeaseLostError : public NotOwnerError {
+class HOLDFAST_EXPORT LeaseLostError : public NotOwnerError {
 public:
     using NotOwnerError::NotOwnerError;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -22,7 +23,7 @@ namespace holdfast {
 ///
 /// try_lock() never joins the queue. A waiter that gives up leaves it, and
 /// the waiters behind it move up.
-class FairLock : public Lock {
+class HOLDFAST_EXPORT FairLock : public Lock {
 public:
     /// Redisson's default fairLockWaitTimeout: each waiter's share of the
     /// queue's deadline arithmetic, which every client of a queue must share.

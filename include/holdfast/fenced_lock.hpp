@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -20,7 +21,7 @@ namespace holdfast {
 ///
 /// The counter never expires. It lives on the lock's server: a failover to a
 /// replica that missed the last INCR can hand out a token again.
-class FencedLock : public Lock {
+class HOLDFAST_EXPORT FencedLock : public Lock {
 public:
     FencedLock(Client& client, std::string name);
 

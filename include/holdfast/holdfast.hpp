@@ -17,3 +17,4 @@
 #include "holdfast/semaphore.hpp"
 #include "holdfast/simple_lock.hpp"
 #include "holdfast/spin_lock.hpp"
+#include "holdfast/version.hpp"

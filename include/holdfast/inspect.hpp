@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
 
 namespace holdfast {
@@ -21,7 +22,7 @@ namespace holdfast {
 /// Each part is read with its own command, so a lock that changes while it is
 /// read can show a mix of before and after (a holder from before, a queue from
 /// after). A key deleted while it is read shows as free.
-struct LockState {
+struct HOLDFAST_EXPORT LockState {
     using Duration = std::chrono::milliseconds;
     using TimePoint = std::chrono::system_clock::time_point;
 
@@ -127,6 +128,6 @@ struct LockState {
 /// client's event loop thread.
 ///
 /// Thread safety: may be called from any thread but the client's event loop.
-LockState inspect(Client& client, const std::string& name);
+HOLDFAST_EXPORT LockState inspect(Client& client, const std::string& name);
 
 }  // namespace holdfast

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 
@@ -86,7 +87,7 @@ private:
 ///
 /// Thread safety: a Lock object may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
-class Lock : public detail::TimedTries<Lock> {
+class HOLDFAST_EXPORT Lock : public detail::TimedTries<Lock> {
 public:
     using Duration = std::chrono::milliseconds;
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -40,7 +41,7 @@ class Transport;
 ///
 /// Thread safety: a group may be shared by threads. It refers to its Lock
 /// objects and their clients, which must outlive it.
-class LockGroup : public detail::TimedTries<LockGroup> {
+class HOLDFAST_EXPORT LockGroup : public detail::TimedTries<LockGroup> {
 public:
     using Duration = std::chrono::milliseconds;
 

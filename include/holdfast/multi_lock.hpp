@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock_group.hpp"
 
 namespace holdfast {
@@ -36,7 +37,7 @@ class LostWatches;
 /// one of them is lost.
 ///
 /// Errors, owners, thread safety: see LockGroup.
-class MultiLock : public LockGroup {
+class HOLDFAST_EXPORT MultiLock : public LockGroup {
 public:
     explicit MultiLock(std::vector<std::reference_wrapper<Lock>> locks);
     /// MultiLock both{orders, invoices};

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "holdfast/semaphore.hpp"
@@ -40,7 +41,7 @@ namespace holdfast {
 ///
 /// Thread safety: as Semaphore. A permit id may be released from any thread
 /// or process.
-class PermitExpirableSemaphore {
+class HOLDFAST_EXPORT PermitExpirableSemaphore {
 public:
     using Duration = std::chrono::milliseconds;
 

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -35,7 +36,7 @@ namespace holdfast {
 /// Thread safety: as Lock. A ReadWriteLock is a cheap handle (a name and a
 /// reference to its Client, which must outlive it); the Locks it returns live
 /// as long as it does.
-class ReadWriteLock {
+class HOLDFAST_EXPORT ReadWriteLock {
 public:
     /// Throws std::invalid_argument for an empty name.
     ReadWriteLock(Client& client, std::string name);

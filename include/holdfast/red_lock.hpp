@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock_group.hpp"
 
 namespace holdfast {
@@ -44,7 +45,7 @@ class RedLockState;
 ///
 /// Errors, owners, thread safety: see LockGroup. Besides, std::invalid_argument
 /// when two locks are on the same server (they would not be independent).
-class RedLock : public LockGroup {
+class HOLDFAST_EXPORT RedLock : public LockGroup {
 public:
     explicit RedLock(std::vector<std::reference_wrapper<Lock>> locks);
     RedLock(std::initializer_list<std::reference_wrapper<Lock>> locks)

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 
@@ -43,7 +44,7 @@ class PermitExpirableSemaphore;
 ///
 /// Thread safety: a Semaphore may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
-class Semaphore {
+class HOLDFAST_EXPORT Semaphore {
 public:
     using Duration = std::chrono::milliseconds;
 

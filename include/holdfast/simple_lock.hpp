@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -24,7 +25,7 @@ namespace holdfast {
 /// caller polls, 1 ms doubling with jitter up to 128 ms, never sleeping past
 /// the holder's TTL. Everything else (leases, the watchdog, lease-lost tokens,
 /// owners, futures, errors, thread safety) is Lock's; see holdfast::Lock.
-class SimpleLock : public Lock {
+class HOLDFAST_EXPORT SimpleLock : public Lock {
 public:
     SimpleLock(Client& client, std::string name);
 };

@@ -1,6 +1,7 @@
 // holdfast::SpinLock: Redisson's RSpinLock, an RLock that polls instead of listening.
 #pragma once
 
+#include "holdfast/export.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast {
@@ -13,7 +14,7 @@ namespace holdfast {
 ///
 /// A Java RSpinLock on the same name shares the lock. A Lock (RLock) on the
 /// same name excludes it too, but its waiters are not woken by a spin unlock.
-class SpinLock : public Lock {
+class HOLDFAST_EXPORT SpinLock : public Lock {
 public:
     SpinLock(Client& client, std::string name);
 };

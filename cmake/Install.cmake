@@ -1,0 +1,43 @@
+# cmake --install: headers, the library, the two executables, a CMake package
+# (find_package(holdfast CONFIG) -> holdfast::holdfast) and holdfast.pc.
+include(CMakePackageConfigHelpers)
+set(HOLDFAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/holdfast)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast ${PROJECT_BINARY_DIR}/include/holdfast
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(TARGETS holdfast EXPORT holdfastTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET holdfast_cli AND TARGET holdfast_check)
+  install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
+
+# A static libholdfast needs hiredis at the final link (and only there).
+get_target_property(HOLDFAST_TYPE holdfast TYPE)
+if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
+  set(HOLDFAST_STATIC ON)
+  list(GET HIREDIS_LINK_LIBRARIES 0 HOLDFAST_HIREDIS_HINT)
+  get_filename_component(HOLDFAST_HIREDIS_HINT "${HOLDFAST_HIREDIS_HINT}" DIRECTORY)
+  # Libs.private, not Requires.private: hiredis's Cflags would reach consumers' compiles.
+  list(JOIN HIREDIS_LDFLAGS " " HOLDFAST_PC_PRIVATE)
+  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE}")
+else()
+  set(HOLDFAST_STATIC OFF)
+  set(HOLDFAST_PC_PRIVATE "")
+endif()
+
+install(EXPORT holdfastTargets NAMESPACE holdfast:: DESTINATION ${HOLDFAST_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/holdfastConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/holdfastConfig.cmake INSTALL_DESTINATION ${HOLDFAST_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/holdfastConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/holdfastConfig.cmake ${PROJECT_BINARY_DIR}/holdfastConfigVersion.cmake
+        DESTINATION ${HOLDFAST_CMAKE_DIR})
+
+# prefix relative to the .pc file, so `cmake --install --prefix` elsewhere works.
+file(RELATIVE_PATH HOLDFAST_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+string(REGEX REPLACE "/$" "" HOLDFAST_PC_TO_PREFIX "${HOLDFAST_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/holdfast.pc.in ${PROJECT_BINARY_DIR}/holdfast.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/holdfast.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
