@@ -65,12 +65,13 @@ void release_unacknowledged(detail::ClientCore& core, const detail::LockKind& ki
                  });
 }
 
-// Every script writes last, so a Redis error reply means it changed nothing.
-bool refused_unchanged(const std::exception_ptr& error) {
+// Whether `error` is (or derives from) E.
+template <class E>
+bool is(const std::exception_ptr& error) {
     if (!error) return false;
     try {
         std::rethrow_exception(error);
-    } catch (const ServerError&) {
+    } catch (const E&) {
         return true;
     } catch (...) {
         return false;
@@ -82,16 +83,10 @@ bool refused_unchanged(const std::exception_ptr& error) {
 // nothing of it otherwise, one release gives back what it may have taken,
 // as Redisson does, instead of leaving it held until its lease ends. With
 // other holds known, the ledger gives the extra one back at the last unlock.
+// A refused AUTH means nothing ran.
 void give_back_unknown(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
                        const std::string& owner, const std::exception_ptr& error) {
-    try {
-        std::rethrow_exception(error);
-    } catch (const AuthError&) {
-        return;  // refused before anything ran
-    } catch (const ConnectionError&) {
-    } catch (...) {
-        return;
-    }
+    if (!is<ConnectionError>(error) || is<AuthError>(error)) return;
     if (core.holds.known(name, kind.hold_field(owner))) return;
     kind.release(core, name, owner, "0", [](std::exception_ptr, Reply) {});
 }
@@ -153,9 +148,9 @@ void Lock::release(std::string owner, Released done) {
     kind_->release(core, name_, owner, lease_ms,
                    [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
                        std::exception_ptr error, Reply reply) mutable {
-                       // A Redis error reply (an ACL refusing the channel, say) comes
-                       // before any write: the hold is unchanged, still held and renewed.
-                       if (refused_unchanged(error)) return done(error);
+                       // Every script writes last, so a Redis error reply (an ACL refusing
+                       // the channel, say) changed nothing: the hold is still held and renewed.
+                       if (is<ServerError>(error)) return done(error);
                        // Read before untrack(): a hold lost locally is reported as such.
                        const auto lost_for = core.watchdog.lost_for(name, field);
                        if (!error && reply.is_nil()) core.holds.forget(name, field);
