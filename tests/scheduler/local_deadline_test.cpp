@@ -18,8 +18,9 @@ class LossWitness {
 public:
     LossWitness(std::uint16_t port, const std::string& key, std::stop_token lost)
         : look_(port), key_(key), callback_(std::move(lost), [this] {
-              told_ = true;
+              // Looked at first, so that a test seeing told() also sees the PTTL.
               pttl_when_told_ = look_.integer({"PTTL", key_});
+              told_ = true;
           }) {}
 
     bool told() const { return told_; }
