@@ -79,26 +79,52 @@ bool NemesisRunner::strike() {
     return false;
 }
 
-bool NemesisRunner::hit_holder(Nemesis kind) {
-    // A worker inside its critical section, within one lease.
+// A worker inside its critical section, within one lease.
+int NemesisRunner::any_holder() {
     const Nanos give_up = now_ns() + to_ns(lease_);
-    int slot = -1, lock = -1;
-    while (slot < 0 && now_ns() < give_up) {
+    while (now_ns() < give_up) {
         std::vector<int> holding;
         for (int s = 0; s < workers_.slots(); ++s)
             if (status_.slots[s].holding.load() >= 0) holding.push_back(s);
-        if (holding.empty()) {
-            std::this_thread::sleep_for(2ms);
-            continue;
-        }
-        slot = holding[std::uniform_int_distribution<std::size_t>(0, holding.size() - 1)(random_)];
-        lock = status_.slots[slot].holding.load();
+        if (!holding.empty()) return holding[std::uniform_int_distribution<std::size_t>(0, holding.size() - 1)(random_)];
+        std::this_thread::sleep_for(2ms);
     }
+    return -1;
+}
+
+// The holder with the most critical section left, waiting a few leases for
+// one that stays inside well past a lost lease: a partition that cuts off a
+// holder about to leave anyway proves nothing, and one that catches it inside
+// is the case the local lease deadline exists for.
+int NemesisRunner::holder_staying_inside() {
+    const Nanos enough = to_ns(lease_) * 3 / 2;
+    const Nanos give_up = now_ns() + 6 * to_ns(lease_);
+    int best = -1;
+    Nanos best_left = 0;
+    while (now_ns() < give_up) {
+        best = -1;
+        best_left = 0;
+        for (int s = 0; s < workers_.slots(); ++s) {
+            const Nanos ends = status_.slots[s].section_ends.load();
+            if (status_.slots[s].holding.load() < 0 || ends == 0) continue;
+            if (const Nanos left = ends - now_ns(); best < 0 || left > best_left) best = s, best_left = left;
+        }
+        if (best >= 0 && best_left >= enough) return best;
+        std::this_thread::sleep_for(1ms);
+    }
+    return best;
+}
+
+bool NemesisRunner::hit_holder(Nemesis kind) {
+    const int slot = kind == Nemesis::partition_holder ? holder_staying_inside() : any_holder();
     if (slot < 0) return false;
+    const int lock = status_.slots[slot].holding.load();
+    if (lock < 0) return false;  // left its critical section just now
     const int worker = workers_.worker_in(slot);
     if (kind == Nemesis::kill_holder) {
         const Nanos at = workers_.kill_and_replace(slot);
         status_.slots[slot].holding.store(-1);
+        status_.slots[slot].section_ends.store(0);
         log_.write(Fault{at, at, kind, worker, lock, "SIGKILL"});
         return true;
     }

@@ -30,6 +30,8 @@ public:
 
 private:
     bool hit_holder(Nemesis kind);
+    int any_holder();
+    int holder_staying_inside();
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 

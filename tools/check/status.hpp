@@ -1,6 +1,6 @@
 // A small file every process of a run maps: the coordinator's stop flag and,
 // per worker slot, which lock the worker is inside the critical section of.
-// The nemesis reads it to find a holder to kill or pause.
+// The nemesis reads it to find a holder to kill, pause or cut off.
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@ namespace holdfast::check {
 struct WorkerSlot {
     std::atomic<std::int32_t> holding{-1};  // lock index while in the critical section, else -1
     std::atomic<std::int64_t> acquisitions{0};
+    std::atomic<std::int64_t> section_ends{0};  // now_ns() at which the planned critical section ends, else 0
 };
 
 struct StatusPage {

@@ -260,10 +260,18 @@ private:
     // watching lease_lost_token() does: what it did before is the checker's to judge.
     bool told() const { return told_.load(); }
 
+    // The critical section's work, announced on the status page: the
+    // partition nemesis picks the holder that stays inside the longest.
+    void stay_inside() {
+        const Duration section(pick(0, int(o_.max_section.count())));
+        slot_.section_ends.store(now_ns() + to_ns(section));
+        std::this_thread::sleep_for(section);
+    }
+
     void critical_section(int lock, long hold, std::int64_t token) {
         const std::string id = hold_id(o_.id, hold);
         if (o_.primitive == Primitive::semaphore) {  // up to N holders at once: no read-modify-write
-            std::this_thread::sleep_for(Duration(pick(0, int(o_.max_section.count()))));
+            stay_inside();
             log(Op::write, Phase::invoke, lock, hold, token);
             const auto added = resource_.add(lock, id);
             log(Op::write, Phase::ok, lock, hold, token, added.value);
@@ -277,7 +285,7 @@ private:
             return;
         }
         log(Op::read, Phase::ok, lock, hold, token, read.value);
-        std::this_thread::sleep_for(Duration(pick(0, int(o_.max_section.count()))));
+        stay_inside();
         if (access_ == Access::shared || told()) return;  // a reader only reads
         log(Op::write, Phase::invoke, lock, hold, token, read.value + 1);
         const auto write = resource_.write(lock, id, token, read.value + 1);
@@ -287,6 +295,7 @@ private:
 
     void release(int lock, long hold, std::int64_t token) {
         slot_.holding.store(-1);
+        slot_.section_ends.store(0);
         lost_watch_.reset();  // the hold ends here: a later loss is not this hold's
         log(Op::release, Phase::invoke, lock, hold, token);
         Target& target = *targets_[lock];
