@@ -21,6 +21,15 @@ Config make_config(const GlobalOptions& options) {
         throw UsageError(describe(e));
     }
     if (options.watchdog_timeout) config.lock_watchdog_timeout = *options.watchdog_timeout;
+    if (!options.tls_ca.empty() || !options.tls_cert.empty() || !options.tls_key.empty()) {
+        if (!config.tls.enabled)
+            throw UsageError("--tls-ca, --tls-cert and --tls-key are for TLS: give a rediss:// URL");
+        if (options.tls_cert.empty() != options.tls_key.empty())
+            throw UsageError("give --tls-cert and --tls-key together (a client certificate and its key)");
+        config.tls.ca_file = options.tls_ca;
+        config.tls.cert_file = options.tls_cert;
+        config.tls.key_file = options.tls_key;
+    }
     return config;
 }
 
@@ -104,10 +113,22 @@ CLI::Option* add_duration(CLI::App& app, const std::string& flags, std::optional
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {
     app.add_option("--url", global.url,
-                   "Redis server: redis://[user:password@]host[:port][/db], or "
-                   "unix://[[user]:password@]/path.sock[?db=N&password=P&username=U]")
+                   "Redis server: redis://[user:password@]host[:port][/db], "
+                   "unix://[[user]:password@]/path.sock[?db=N&password=P&username=U], "
+                   "redis-sentinel://[user:password@]host[:port][,host[:port]...][/db]#MASTER or "
+                   "redis-cluster://[user:password@]host:port[,host:port...]; rediss://, rediss-sentinel:// "
+                   "and rediss-cluster:// for TLS")
         ->envname("REDIS_URL")
         ->capture_default_str();
+    app.add_option("--tls-ca", global.tls_ca, "TLS: trust the CA certificates in FILE (PEM) instead of the system's")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
+    app.add_option("--tls-cert", global.tls_cert, "TLS: present the client certificate in FILE (PEM)")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
+    app.add_option("--tls-key", global.tls_key, "TLS: the private key of --tls-cert (PEM)")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
                  "Lease of a lock taken without --lease, renewed every third of it [30s]",
                  duration_at_least(3ms, "is below the minimum of 3ms"));

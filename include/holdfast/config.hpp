@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "holdfast/export.hpp"
 
@@ -40,17 +41,77 @@ std::chrono::milliseconds ms_until(const std::chrono::time_point<Clock, ClockDur
 
 }  // namespace detail
 
+/// A server by TCP address: a sentinel, a cluster seed or node.
+struct HOLDFAST_EXPORT ServerAddress {
+    std::string host;
+    std::uint16_t port = 0;
+    /// "host:port", or "[::1]:port" for an IPv6 host: how errors name it.
+    std::string name() const;
+    friend bool operator==(const ServerAddress&, const ServerAddress&) = default;
+};
+
+/// Where the lock servers are (docs/deployments.md).
+enum class Topology {
+    single,    ///< one server: host and port, or unix_socket
+    sentinel,  ///< the master named sentinel_master, asked of the sentinels in `servers`, followed on failover
+    cluster,   ///< a Redis Cluster, its slot map read from the seed nodes in `servers`
+};
+
+/// TLS for every connection (rediss://...), through Asio over OpenSSL.
+struct TlsConfig {
+    bool enabled = false;
+    /// Trusted CAs: a PEM file and/or a hashed certificate directory; both
+    /// empty: the system's default store.
+    std::string ca_file;
+    std::string ca_directory;
+    /// Client certificate and its private key (PEM), for servers that ask for
+    /// one (tls-auth-clients). Both or neither.
+    std::string cert_file;
+    std::string key_file;
+    /// The name the server certificate must carry, also sent as SNI; empty:
+    /// the host connected to.
+    std::string server_name;
+    /// false accepts any certificate, which defeats TLS: for tests only.
+    bool verify = true;
+};
+
+/// Which pub/sub a cluster client uses (Redisson's shardedSubscriptionMode):
+/// automatic picks sharded (SSUBSCRIBE/SPUBLISH) where the cluster supports
+/// it (Redis 7+), as Redisson does, so both wake each other's waiters.
+enum class ShardedSubscription { automatic, on, off };
+
+/// Waiting for replicas after a lock's write (Redisson's synced writes):
+/// `WAIT <connected replicas> <replica_sync_timeout>` after each acquire and
+/// release, where the master has replicas.
+enum class ReplicaSync {
+    off,       ///< no WAIT
+    wait,      ///< WAIT, then go on however many replicas acknowledged
+    required,  ///< WAIT; an acquire no replica acknowledged is given back and fails (ReplicaSyncError)
+};
+
 struct HOLDFAST_EXPORT Config {
-    /// TCP server. Ignored when unix_socket is set.
+    Topology topology = Topology::single;
+    /// TCP server (Topology::single). Ignored when unix_socket is set.
     std::string host = "127.0.0.1";
     std::uint16_t port = 6379;
     /// Path of a Unix domain socket; empty for TCP.
     std::string unix_socket;
+    /// The sentinels (Topology::sentinel) or cluster seed nodes (Topology::cluster).
+    std::vector<ServerAddress> servers;
+    /// The master's name as the sentinels know it (Topology::sentinel).
+    std::string sentinel_master;
+    /// AUTH credentials for the sentinels themselves; empty password: no AUTH.
+    std::string sentinel_username;
+    std::string sentinel_password;
     /// AUTH credentials; empty password means no AUTH. Empty username means "default".
     std::string username;
     std::string password;
-    /// SELECT'ed database number.
+    /// SELECT'ed database number (0 only in a cluster).
     int database = 0;
+    TlsConfig tls;
+    ShardedSubscription sharded_subscription = ShardedSubscription::automatic;
+    ReplicaSync replica_sync = ReplicaSync::required;
+    std::chrono::milliseconds replica_sync_timeout{1000};
 
     /// How long one connection attempt may take.
     std::chrono::milliseconds connect_timeout{3000};
@@ -70,14 +131,18 @@ struct HOLDFAST_EXPORT Config {
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
 
-    /// Fills a Config from redis://[user:password@]host[:port][/db], or for a
-    /// Unix socket unix:///path/to.sock, unix://[user]:password@/path/to.sock,
-    /// with the parameters ?db=N&password=...&username=... (both forms:
-    /// docs/errors.md). %-escapes work in the user and password. Throws
-    /// std::invalid_argument on a malformed URI.
+    /// Fills a Config from a URI (docs/deployments.md):
+    ///   redis://[user:password@]host[:port][/db]            (rediss:// for TLS)
+    ///   unix://[[user]:password@]/path.sock[?db=N&password=...&username=...]
+    ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master
+    ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
+    /// (rediss-sentinel://, rediss-cluster:// for TLS). Sentinels default to
+    /// port 26379, servers to 6379. %-escapes work in the user and password.
+    /// Throws std::invalid_argument on a malformed URI.
     static Config from_uri(std::string_view uri);
 
-    /// "host:port" or the socket path: how errors name this server.
+    /// "host:port", the socket path, "master 'm' (sentinels a:1,b:2)" or
+    /// "cluster (seeds a:1,b:2)": how errors name the servers.
     std::string server_name() const;
 };
 

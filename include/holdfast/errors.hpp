@@ -27,10 +27,26 @@ public:
     using ConnectionError::ConnectionError;
 };
 
+/// TLS failed: the server's certificate is not trusted or does not carry the
+/// expected name, or the client certificate or key cannot be read. Retrying
+/// cannot help; the message says which server and why.
+class HOLDFAST_EXPORT TlsError : public ConnectionError {
+public:
+    using ConnectionError::ConnectionError;
+};
+
 /// The server answered a command with an error reply (-ERR, -OOM, ...).
 class HOLDFAST_EXPORT ServerError : public Error {
 public:
     using Error::Error;
+};
+
+/// Config::replica_sync is `required` and no replica acknowledged an acquire
+/// within Config::replica_sync_timeout: a failover could lose the hold, so it
+/// was given back. Names the lock, the master and how many replicas it has.
+class HOLDFAST_EXPORT ReplicaSyncError : public ServerError {
+public:
+    using ServerError::ServerError;
 };
 
 /// A key under the lock's name holds another type (a string, a list, ...).

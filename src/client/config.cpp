@@ -9,10 +9,31 @@
 namespace holdfast {
 namespace {
 
+// The URI with its password (before '@', or ?password=) replaced by "***":
+// an error message may end up in a log.
+std::string redacted(std::string_view uri) {
+    std::string text(uri);
+    const auto scheme_end = text.find("://");
+    const auto at = text.rfind('@');
+    if (scheme_end != std::string::npos && at != std::string::npos && at > scheme_end) {
+        const auto begin = scheme_end + 3;
+        const auto colon = text.find(':', begin);
+        const auto secret = colon != std::string::npos && colon < at ? colon + 1 : begin;
+        text.replace(secret, at - secret, "***");
+    }
+    if (const auto p = text.find("password="); p != std::string::npos) {
+        const auto end = text.find('&', p);
+        text.replace(p + 9, (end == std::string::npos ? text.size() : end) - (p + 9), "***");
+    }
+    return text;
+}
+
 [[noreturn]] void bad_uri(std::string_view uri, const std::string& why) {
-    throw std::invalid_argument("holdfast: bad Redis URI " + detail::quoted(uri) + ": " + why +
-                                " (expected redis://[user:password@]host[:port][/db] or "
-                                "unix://[[user]:password@]/path.sock[?db=N&password=...])");
+    throw std::invalid_argument("holdfast: bad Redis URI " + detail::quoted(redacted(uri)) + ": " + why +
+                                " (expected redis[s]://[user:password@]host[:port][/db], "
+                                "unix://[[user]:password@]/path.sock[?db=N&password=...], "
+                                "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master or "
+                                "redis[s]-cluster://[user:password@]host[:port][,host[:port]...])");
 }
 
 std::string percent_decode(std::string_view text, std::string_view uri) {
@@ -73,62 +94,128 @@ void read_parameters(std::string_view query, std::string_view uri, Config& confi
     }
 }
 
+// host[:port], [v6addr][:port].
+ServerAddress read_address(std::string_view text, std::string_view uri, std::uint16_t default_port) {
+    ServerAddress address{std::string(text), default_port};
+    if (text.starts_with('[')) {
+        const auto close = text.find(']');
+        if (close == std::string_view::npos) bad_uri(uri, "unclosed '['");
+        address.host = std::string(text.substr(1, close - 1));
+        const std::string_view after = text.substr(close + 1);
+        if (!after.empty() && after.front() != ':') bad_uri(uri, "junk after ']'");
+        if (!after.empty()) address.port = parse_number<std::uint16_t>(after.substr(1), uri, "port");
+    } else if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
+        address.host = std::string(text.substr(0, colon));
+        address.port = parse_number<std::uint16_t>(text.substr(colon + 1), uri, "port");
+    }
+    if (address.host.empty()) bad_uri(uri, "no host");
+    if (address.port == 0) bad_uri(uri, "port 0");
+    return address;
+}
+
+struct Scheme {
+    std::string_view prefix;
+    Topology topology;
+    bool tls;
+};
+
+constexpr Scheme schemes[] = {
+    {"redis://", Topology::single, false},          {"rediss://", Topology::single, true},
+    {"redis-sentinel://", Topology::sentinel, false}, {"rediss-sentinel://", Topology::sentinel, true},
+    {"redis-cluster://", Topology::cluster, false},   {"rediss-cluster://", Topology::cluster, true},
+};
+
+Config from_unix_uri(std::string_view uri) {
+    Config config;
+    std::string_view rest = uri.substr(std::string_view("unix://").size());
+    if (auto q = rest.find('?'); q != std::string_view::npos) {
+        read_parameters(rest.substr(q + 1), uri, config);
+        rest = rest.substr(0, q);
+    }
+    // unix://[user:]password@/path: the path starts at the first "@/".
+    if (!rest.starts_with('/')) {
+        if (auto at = rest.find("@/"); at != std::string_view::npos) {
+            if (!config.password.empty()) bad_uri(uri, "a password both before '@' and in ?password=");
+            read_userinfo(rest.substr(0, at), uri, config);
+            rest = rest.substr(at + 1);
+        }
+    }
+    if (rest.empty() || rest.front() != '/') bad_uri(uri, "the socket path must be absolute");
+    config.unix_socket = std::string(rest);
+    return config;
+}
+
 }  // namespace
 
+std::string ServerAddress::name() const {
+    if (host.find(':') != std::string::npos) return '[' + host + "]:" + std::to_string(port);
+    return host + ':' + std::to_string(port);
+}
+
 Config Config::from_uri(std::string_view uri) {
+    if (uri.starts_with("unix://")) return from_unix_uri(uri);
+    const Scheme* scheme = nullptr;
+    for (const Scheme& s : schemes)
+        if (uri.starts_with(s.prefix)) scheme = &s;
+    if (!scheme) bad_uri(uri, "unknown scheme");
     Config config;
-    constexpr std::string_view redis_scheme = "redis://", unix_scheme = "unix://";
-    if (uri.starts_with(unix_scheme)) {
-        std::string_view rest = uri.substr(unix_scheme.size());
-        if (auto q = rest.find('?'); q != std::string_view::npos) {
-            read_parameters(rest.substr(q + 1), uri, config);
-            rest = rest.substr(0, q);
-        }
-        // unix://[user:]password@/path: the path starts at the first "@/".
-        if (!rest.starts_with('/')) {
-            if (auto at = rest.find("@/"); at != std::string_view::npos) {
-                if (!config.password.empty()) bad_uri(uri, "a password both before '@' and in ?password=");
-                read_userinfo(rest.substr(0, at), uri, config);
-                rest = rest.substr(at + 1);
-            }
-        }
-        if (rest.empty() || rest.front() != '/') bad_uri(uri, "the socket path must be absolute");
-        config.unix_socket = std::string(rest);
-        return config;
-    }
-    if (uri.starts_with("rediss://")) bad_uri(uri, "TLS (rediss://) is not supported");
-    if (!uri.starts_with(redis_scheme)) bad_uri(uri, "unknown scheme");
-    std::string_view rest = uri.substr(redis_scheme.size());
+    config.topology = scheme->topology;
+    config.tls.enabled = scheme->tls;
+    std::string_view rest = uri.substr(scheme->prefix.size());
     if (auto at = rest.rfind('@'); at != std::string_view::npos) {
         read_userinfo(rest.substr(0, at), uri, config);
         rest = rest.substr(at + 1);
+    }
+    if (auto hash = rest.find('#'); hash != std::string_view::npos) {
+        if (config.topology != Topology::sentinel) bad_uri(uri, "a #master-name is only for redis-sentinel://");
+        config.sentinel_master = percent_decode(rest.substr(hash + 1), uri);
+        rest = rest.substr(0, hash);
     }
     if (auto slash = rest.find('/'); slash != std::string_view::npos) {
         if (slash + 1 < rest.size()) config.database = parse_number<int>(rest.substr(slash + 1), uri, "database");
         rest = rest.substr(0, slash);
     }
-    std::string_view host = rest;
-    if (rest.starts_with('[')) {  // [::1]:port
-        auto close = rest.find(']');
-        if (close == std::string_view::npos) bad_uri(uri, "unclosed '['");
-        host = rest.substr(1, close - 1);
-        rest = rest.substr(close + 1);
-        if (!rest.empty() && rest.front() != ':') bad_uri(uri, "junk after ']'");
-        if (!rest.empty()) config.port = parse_number<std::uint16_t>(rest.substr(1), uri, "port");
-    } else if (auto colon = rest.rfind(':'); colon != std::string_view::npos) {
-        host = rest.substr(0, colon);
-        config.port = parse_number<std::uint16_t>(rest.substr(colon + 1), uri, "port");
+    const std::uint16_t default_port = config.topology == Topology::sentinel ? 26379 : 6379;
+    for (;;) {
+        const auto comma = rest.find(',');
+        config.servers.push_back(read_address(rest.substr(0, comma), uri, default_port));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
     }
-    if (host.empty()) bad_uri(uri, "no host");
-    if (config.port == 0) bad_uri(uri, "port 0");
-    config.host = std::string(host);
+    switch (config.topology) {
+        case Topology::single:
+            if (config.servers.size() > 1)
+                bad_uri(uri, "several hosts: use redis-sentinel:// or redis-cluster:// for more than one server");
+            config.host = config.servers.front().host;
+            config.port = config.servers.front().port;
+            config.servers.clear();
+            break;
+        case Topology::sentinel:
+            if (config.sentinel_master.empty()) bad_uri(uri, "no #master-name after the sentinels");
+            break;
+        case Topology::cluster:
+            if (config.database != 0) bad_uri(uri, "a cluster has only database 0");
+            break;
+    }
     return config;
 }
 
 std::string Config::server_name() const {
+    auto listed = [this] {
+        std::string names;
+        for (const ServerAddress& s : servers) names += (names.empty() ? "" : ",") + s.name();
+        return names;
+    };
+    switch (topology) {
+        case Topology::sentinel:
+            return "master " + detail::quoted(sentinel_master) + " (sentinels " + listed() + ")";
+        case Topology::cluster:
+            return "cluster (seeds " + listed() + ")";
+        case Topology::single:
+            break;
+    }
     if (!unix_socket.empty()) return unix_socket;
-    if (host.find(':') != std::string::npos) return '[' + host + "]:" + std::to_string(port);
-    return host + ':' + std::to_string(port);
+    return ServerAddress{host, port}.name();
 }
 
 }  // namespace holdfast

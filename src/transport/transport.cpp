@@ -6,7 +6,19 @@
 
 namespace holdfast::detail {
 
-Transport::Transport(const Config& config) : config_(config), work_(asio::make_work_guard(io_)) {
+namespace {
+
+// Until each topology's transport lands (issue 10): a clear refusal.
+const Config& supported(const Config& config) {
+    if (config.topology == Topology::sentinel) throw std::invalid_argument("holdfast: Sentinel is not supported yet");
+    if (config.topology == Topology::cluster) throw std::invalid_argument("holdfast: Redis Cluster is not supported yet");
+    if (config.tls.enabled) throw std::invalid_argument("holdfast: TLS is not supported yet");
+    return config;
+}
+
+}  // namespace
+
+Transport::Transport(const Config& config) : config_(supported(config)), work_(asio::make_work_guard(io_)) {
     const std::size_t pool = std::max<std::size_t>(1, config_.connection_pool_size);
     for (std::size_t i = 0; i < pool; ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
     auto pubsub = std::make_shared<Connection>(io_, config_);

@@ -53,10 +53,60 @@ TEST(ConfigFromUri, UnixSocketWithPassword) {
     EXPECT_EQ(Config::from_uri("unix:///run/user@1/redis.sock").unix_socket, "/run/user@1/redis.sock");
 }
 
+TEST(ConfigFromUri, ReadsTls) {
+    auto c = Config::from_uri("rediss://u:pw@redis.example:6380/2");
+    EXPECT_EQ(c.topology, Topology::single);
+    EXPECT_TRUE(c.tls.enabled);
+    EXPECT_TRUE(c.tls.verify);
+    EXPECT_EQ(c.host, "redis.example");
+    EXPECT_EQ(c.port, 6380);
+    EXPECT_EQ(c.database, 2);
+    EXPECT_FALSE(Config::from_uri("redis://h").tls.enabled);
+}
+
+TEST(ConfigFromUri, ReadsSentinels) {
+    auto c = Config::from_uri("redis-sentinel://u:p%23w@s1:26380,s2,[::1]:26381/1#my%20master");
+    EXPECT_EQ(c.topology, Topology::sentinel);
+    EXPECT_FALSE(c.tls.enabled);
+    EXPECT_EQ(c.servers, (std::vector<ServerAddress>{{"s1", 26380}, {"s2", 26379}, {"::1", 26381}}));
+    EXPECT_EQ(c.sentinel_master, "my master");
+    EXPECT_EQ(c.username, "u");
+    EXPECT_EQ(c.password, "p#w");
+    EXPECT_EQ(c.database, 1);
+    EXPECT_EQ(c.server_name(), "master 'my master' (sentinels s1:26380,s2:26379,[::1]:26381)");
+    EXPECT_TRUE(Config::from_uri("rediss-sentinel://s1#m").tls.enabled);
+}
+
+TEST(ConfigFromUri, ReadsClusterSeeds) {
+    auto c = Config::from_uri("redis-cluster://:pw@127.0.0.1:7000,127.0.0.1:7001");
+    EXPECT_EQ(c.topology, Topology::cluster);
+    EXPECT_EQ(c.servers, (std::vector<ServerAddress>{{"127.0.0.1", 7000}, {"127.0.0.1", 7001}}));
+    EXPECT_EQ(c.password, "pw");
+    EXPECT_EQ(c.server_name(), "cluster (seeds 127.0.0.1:7000,127.0.0.1:7001)");
+    EXPECT_EQ(Config::from_uri("rediss-cluster://n1").servers, (std::vector<ServerAddress>{{"n1", 6379}}));
+    EXPECT_TRUE(Config::from_uri("rediss-cluster://n1").tls.enabled);
+}
+
+// A bad URI's error may be logged: it must not carry the password.
+TEST(ConfigFromUri, ErrorsHideThePassword) {
+    for (const char* uri : {"redis://alice:s3cret@h:notaport", "redis://s3cret@h:0", "unix:///s.sock?password=s3cret&x=1",
+                            "redis-sentinel://:s3cret@s1"}) {
+        try {
+            Config::from_uri(uri);
+            ADD_FAILURE() << uri << " was accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("***"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(ConfigFromUri, RejectsMalformed) {
     for (const char* uri : {"", "http://h:1", "redis://", "redis://h:notaport", "redis://h:70000", "redis://h:0",
                             "redis://h/x", "unix://relative.sock", "redis://[::1", "redis://a%zzb@h",
-                            "unix:///s.sock?pass=x", "unix://:a@/s.sock?password=b", "unix://:pw@relative.sock"}) {
+                            "unix:///s.sock?pass=x", "unix://:a@/s.sock?password=b", "unix://:pw@relative.sock", "redis://a,b",
+                            "redis-sentinel://s1", "redis-sentinel://s1#", "redis://h#m", "redis-cluster://a/1",
+                            "redis-cluster://a,,b", "rediss://", "redis-cluster://a:0"}) {
         EXPECT_THROW(Config::from_uri(uri), std::invalid_argument) << uri;
     }
 }
