@@ -1,9 +1,27 @@
 -- Fenced lock acquire (Redisson RFencedLock layout): the RLock acquire plus a
--- token counter raised on every acquisition, re-entries included.
+-- token raised on every acquisition, re-entries included.
 -- KEYS[1] lock hash, KEYS[2] token counter; ARGV[1] lease ms; ARGV[2] owner id.
 -- Reply {-1, token} when taken, {pttl, -1} when not.
+--
+-- The token is max(counter + 1, the server's clock in microseconds), not a
+-- plain INCR: a failover (or a restart without persistence) can lose the
+-- latest tokens with the counter, and a bare INCR would then hand them out
+-- again. The clock of whichever master answers has moved on by the time a
+-- failover completes, so tokens never repeat or go back as long as the
+-- masters' clocks differ by less than a failover takes (docs/design.md).
+-- Lua numbers are doubles: tokens count exactly up to 2^53 (year 2255 in
+-- microseconds), as RFencedLock's INCR through Lua does.
 if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    local token = redis.call('incr', KEYS[2])
+    local time = redis.call('time')
+    local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    local counter = tonumber(redis.call('get', KEYS[2]) or '0')
+    local token
+    if counter == nil or counter >= now_us then
+        token = redis.call('incr', KEYS[2])  -- exact, and Redis's own error for a non-number
+    else
+        token = now_us
+        redis.call('set', KEYS[2], string.format('%.0f', now_us))
+    end
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     return {-1, token}

@@ -39,14 +39,15 @@ TEST_F(CliRun, HoldsTheLockWhileTheCommandRunsAndReleasesItAfter) {
 }
 
 TEST_F(CliRun, FencedPassesTheTokenToTheCommand) {
-    raw->command({"SET", "redisson_lock_token:{job}", "41"});
+    // Ahead of the server's clock, so tokens go on by exactly one (src/fenced_lock/acquire.lua).
+    raw->command({"SET", "redisson_lock_token:{job}", "8000000000000041"});
     const auto result = holdfast({"run", "--fenced", "job", "--", "sh", "-c", "echo $HOLDFAST_TOKEN > " + path("token")});
     ASSERT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(read_file(path("token")), "42\n");
+    EXPECT_EQ(read_file(path("token")), "8000000000000042\n");
     const auto again = holdfast({"run", "--fenced", "--wait", "5s", "job", "--", "sh", "-c",
                                  "echo $HOLDFAST_TOKEN > " + path("token")});
     ASSERT_EQ(again.status, 0) << again.err;
-    EXPECT_EQ(read_file(path("token")), "43\n");
+    EXPECT_EQ(read_file(path("token")), "8000000000000043\n");
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
 }
 
