@@ -171,11 +171,20 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
     return sub;
 }
 
-CLI::App* add_status(CLI::App& app, std::string& name) {
+CLI::App* add_status(CLI::App& app, StatusOptions& status) {
     auto* sub = app.add_subcommand(
         "status", "Print what NAME holds: a lock's holders and lease, a read-write lock's mode, a fair lock's queue, "
                   "a fencing token, a semaphore's permits, a latch's count, a simple lock's token");
-    sub->add_option("NAME", name, "Lock (or semaphore, latch) name")->required()->check(non_empty);
+    sub->add_option("NAME", status.name, "Lock (or semaphore, latch) name")->required()->check(non_empty);
+    sub->add_flag("--json", status.json, "Print one JSON object (fields: docs/cli.md)");
+    return sub;
+}
+
+CLI::App* add_list(CLI::App& app, ListOptions& list) {
+    auto* sub = app.add_subcommand(
+        "list", "List the locks, semaphores and latches whose names match PATTERN, found with SCAN (never KEYS)");
+    sub->add_option("PATTERN", list.pattern, "A glob, as SCAN MATCH reads it")->capture_default_str()->check(non_empty);
+    sub->add_flag("--json", list.json, "Print one JSON array of objects as status --json prints them");
     return sub;
 }
 
@@ -194,7 +203,7 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     const auto left = app->remaining();
     const auto chosen = app->get_subcommands();
     if (dynamic_cast<const CLI::RequiredError*>(&error) && chosen.empty() && !left.empty())
-        text = "holdfast: unknown command '" + left.front() + "'; the commands are run, status and unlock\n";
+        text = "holdfast: unknown command '" + left.front() + "'; the commands are run, status, list and unlock\n";
     if (dynamic_cast<const CLI::ExtrasError*>(&error) && !chosen.empty() && chosen.front()->get_name() == "run")
         text += "If they belong to the command, put -- before it: holdfast run NAME -- COMMAND ARGS...\n";
     return text + "Run with --help for more information.\n";
@@ -208,7 +217,8 @@ int main(int argc, char** argv) {
     cli::GlobalOptions global;
     cli::RunOptions run;
     cli::UnlockOptions unlock;
-    std::string status_name;
+    cli::StatusOptions status;
+    cli::ListOptions list;
 
     CLI::App app(cli::description, "holdfast");
     app.require_subcommand(1);
@@ -218,7 +228,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "holdfast " HOLDFAST_VERSION_STRING);
     cli::add_global_options(app, global);
     auto* run_command = cli::add_run(app, run);
-    auto* status_command = cli::add_status(app, status_name);
+    auto* status_command = cli::add_status(app, status);
+    auto* list_command = cli::add_list(app, list);
     cli::add_unlock(app, unlock);
 
     try {
@@ -229,7 +240,8 @@ int main(int argc, char** argv) {
 
     try {
         if (run_command->parsed()) return cli::run(global, run);
-        if (status_command->parsed()) return cli::status(global, status_name);
+        if (status_command->parsed()) return cli::status(global, status);
+        if (list_command->parsed()) return cli::list(global, list);
         return cli::unlock(global, unlock);
     } catch (const cli::UsageError& e) {
         cli::warn(e.what());

@@ -130,4 +130,15 @@ struct HOLDFAST_EXPORT LockState {
 /// Thread safety: may be called from any thread but the client's event loop.
 HOLDFAST_EXPORT LockState inspect(Client& client, const std::string& name);
 
+/// The names in `client`'s database that match `pattern` (a glob, as SCAN
+/// MATCH reads it), found with SCAN, never KEYS, so the server is not blocked.
+/// A side key (a fair-lock queue `redisson_lock_queue:{name}`, a fencing token,
+/// a permit-expirable semaphore's `{name}:timeout`, a reader's lease key)
+/// stands for its name; the rest stand for themselves. Sorted, each once.
+/// What each name holds is for inspect() to say: the list includes keys of any
+/// kind. SCAN's guarantee applies: a name present for the whole scan is found;
+/// one added or removed meanwhile may or may not be. Blocks for one round trip
+/// per 1000 keys or so; same errors as inspect().
+HOLDFAST_EXPORT std::vector<std::string> find_names(Client& client, const std::string& pattern = "*");
+
 }  // namespace holdfast

@@ -3,11 +3,13 @@
 #include "holdfast/inspect.hpp"
 
 #include <charconv>
+#include <set>
 #include <cmath>
 #include <stdexcept>
 #include <string_view>
 
 #include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/names.hpp"
@@ -205,6 +207,52 @@ private:
 };
 
 }  // namespace
+
+namespace {
+
+// `{X}` -> X; a name that had braces of its own was kept as it is.
+std::string unwrapped(std::string_view wrapped) {
+    if (wrapped.size() >= 2 && wrapped.front() == '{' && wrapped.back() == '}' &&
+        wrapped.find_first_of("{}", 1) == wrapped.size() - 1)
+        return std::string(wrapped.substr(1, wrapped.size() - 2));
+    return std::string(wrapped);
+}
+
+// The name a key stands for (names.hpp writes the side keys); nullopt for a
+// side key whose name cannot be read back (a reader's lease key of a name
+// with braces of its own: its lock hash is there while it lives anyway).
+std::optional<std::string> name_of_key(std::string_view key) {
+    for (std::string_view prefix :
+         {"redisson_lock_queue:", "redisson_lock_timeout:", "redisson_lock_token:", "holdfast_fair_alive:"})
+        if (key.starts_with(prefix) && key.size() > prefix.size()) return unwrapped(key.substr(prefix.size()));
+    if (key.find(":rwlock_timeout:") != std::string_view::npos) {
+        const auto close = key.find("}:");
+        if (!key.starts_with('{') || close == std::string_view::npos) return std::nullopt;
+        return std::string(key.substr(1, close - 1));
+    }
+    constexpr std::string_view permits_suffix = ":timeout";
+    if (key.ends_with(permits_suffix) && key.starts_with('{'))
+        return unwrapped(key.substr(0, key.size() - permits_suffix.size()));
+    return std::string(key);
+}
+
+}  // namespace
+
+std::vector<std::string> find_names(Client& client, const std::string& pattern) {
+    if (pattern.empty()) throw std::invalid_argument("holdfast: find_names: an empty pattern matches nothing; use *");
+    detail::Transport& transport = client.core().transport;
+    std::set<std::string> names;
+    std::string cursor = "0";
+    do {
+        const Reply page = detail::query(transport, {}, "scanning for " + pattern,
+                                         {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+        if (page.elements.size() != 2) throw ServerError("holdfast: SCAN replied " + page.describe());
+        cursor = page.elements[0].str;
+        for (const Reply& key : page.elements[1].elements)
+            if (auto name = name_of_key(key.str)) names.insert(std::move(*name));
+    } while (cursor != "0");
+    return {names.begin(), names.end()};
+}
 
 LockState inspect(Client& client, const std::string& name) {
     if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");

@@ -53,6 +53,16 @@ struct RunOptions {
     std::vector<std::string> command;
 };
 
+struct StatusOptions {
+    std::string name;
+    bool json = false;
+};
+
+struct ListOptions {
+    std::string pattern = "*";
+    bool json = false;
+};
+
 struct UnlockOptions {
     std::string name;
     bool force = false;
@@ -74,7 +84,8 @@ inline std::string describe(const std::exception& error) {
 Config make_config(const GlobalOptions& options);
 
 int run(const GlobalOptions& global, const RunOptions& options);
-int status(const GlobalOptions& global, const std::string& name);
+int status(const GlobalOptions& global, const StatusOptions& options);
+int list(const GlobalOptions& global, const ListOptions& options);
 int unlock(const GlobalOptions& global, const UnlockOptions& options);
 
 }  // namespace holdfast::cli

@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
+#include "cli/state_json.hpp"
 #include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 
 using Kind = LockState::Kind;
 using detail::printable;
-using detail::quoted;
 
 std::string describe_ttl(std::optional<Duration> ttl) {
     return ttl ? format_duration(*ttl) : "none (the key never expires)";
@@ -108,12 +108,17 @@ void print_state(const LockState& state, LockState::TimePoint now) {
 
 }  // namespace
 
-int status(const GlobalOptions& global, const std::string& name) {
+int status(const GlobalOptions& global, const StatusOptions& options) {
+    const std::string& name = options.name;
     const Config config = make_config(global);
     Client client(config);
     const LockState state = inspect(client, name);
+    if (options.json) {
+        std::cout << dump(to_json(state)) << '\n';
+        return state.kind == Kind::not_a_primitive ? exit_code::failure : exit_code::ok;
+    }
     if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
-        warn("cannot show " + quoted(name) + " on " + config.server_name() + ": the key holds " +
+        warn("cannot show " + detail::quoted(name) + " on " + config.server_name() + ": the key holds " +
              (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
              ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
         return exit_code::failure;
@@ -124,7 +129,7 @@ int status(const GlobalOptions& global, const std::string& name) {
 
 int unlock(const GlobalOptions& global, const UnlockOptions& options) {
     if (!options.force) {
-        warn("refusing to unlock " + quoted(options.name) +
+        warn("refusing to unlock " + detail::quoted(options.name) +
              ": a lock belongs to the process that took it, and this command is not that process, so it "
              "cannot release one hold the way the owner would. `holdfast unlock --force " + printable(options.name) +
              "` deletes the lock whoever holds it; the holder is not stopped and may still act as if it held it.");
@@ -132,7 +137,7 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
     }
     Client client(make_config(global));
     const LockState state = inspect(client, options.name);
-    const std::string where = quoted(options.name) + " on " + make_config(global).server_name();
+    const std::string where = detail::quoted(options.name) + " on " + make_config(global).server_name();
     bool deleted = false;
     switch (state.kind) {
         case Kind::free:
