@@ -13,6 +13,9 @@ if(TARGET holdfast_cli AND TARGET holdfast_check)
   install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
+if(HOLDFAST_MAN_PAGE)
+  install(FILES ${HOLDFAST_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
 
 # A static libholdfast needs hiredis at the final link (and only there).
 get_target_property(HOLDFAST_TYPE holdfast TYPE)

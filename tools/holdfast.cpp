@@ -122,13 +122,13 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
         ->capture_default_str();
     app.add_option("--tls-ca", global.tls_ca, "TLS: trust the CA certificates in FILE (PEM) instead of the system's")
         ->type_name("FILE")
-        ->check(CLI::ExistingFile);
+        ->check(CLI::Validator(CLI::ExistingFile).description(""));
     app.add_option("--tls-cert", global.tls_cert, "TLS: present the client certificate in FILE (PEM)")
         ->type_name("FILE")
-        ->check(CLI::ExistingFile);
+        ->check(CLI::Validator(CLI::ExistingFile).description(""));
     app.add_option("--tls-key", global.tls_key, "TLS: the private key of --tls-cert (PEM)")
         ->type_name("FILE")
-        ->check(CLI::ExistingFile);
+        ->check(CLI::Validator(CLI::ExistingFile).description(""));
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
                  "Lease of a lock taken without --lease, renewed every third of it [30s]",
                  duration_at_least(3ms, "is below the minimum of 3ms"));

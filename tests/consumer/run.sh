@@ -96,6 +96,12 @@ for kind in "${kinds[@]}"; do
     version=$("$prefix/bin/holdfast" --version) && [[ "$version" =~ ^holdfast\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
         fail "installed holdfast --version printed '$version'"
     quiet "$prefix/bin/holdfast-check" --help
+    # The man page lists every subcommand's options.
+    man=$(find "$prefix" -name holdfast.1)
+    [ -n "$man" ] || fail "no holdfast.1 man page installed"
+    for option in --tls-ca --lease --json --force; do
+        grep -q -- "${option//-/\\-}\|$option" "$man" || fail "the man page does not mention $option"
+    done
 
     # 1. CMake: find_package(holdfast CONFIG) through CMAKE_PREFIX_PATH.
     quiet cmake -S tests/consumer -B "$work/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
