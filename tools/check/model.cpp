@@ -111,7 +111,7 @@ const Fault* partition_of(const Model& model, const Hold& hold) {
 }
 
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how) {
-    if (facts.strict) return std::nullopt;
+    if (facts.strict || how == Excusable::by_nothing) return std::nullopt;
     const Nanos half_lease = to_ns(facts.lease) / 2;
     const Nanos slack = how == Excusable::by_queue_loss ? reconnect_slack + to_ns(facts.timeout) : 0;
     for (const Fault& f : model.faults) {
@@ -122,10 +122,6 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
         if ((f.end + slack < window.from && !lasting) || f.start > window.to) continue;
         const Nanos length = f.end - f.start;
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
-        if (how == Excusable::by_token_reset) {
-            if (f.kind == Nemesis::restart_volatile) return what;
-            continue;
-        }
         if (how == Excusable::by_queue_loss) {
             // A paused holder's acquire may have returned before the pause: its grant came before its ack.
             if (loses_queue_places(f.kind) || (f.kind == Nemesis::pause_holder && f.worker == window.worker))

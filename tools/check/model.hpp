@@ -89,11 +89,11 @@ struct Model {
 Model build_model(const RunFacts& facts);
 
 /// Which faults can explain an anomaly: any that can end a lease without its
-/// holder knowing; (lost updates and stale writes under fencing) only one
-/// that lost the token counter, so that two holds shared a token; or (fair
-/// lock order) one that can lose a waiter's place in the queue or hold up its
-/// joining it: a restart, a stalled server, dropped connections.
-enum class Excusable { by_lease_loss, by_token_reset, by_queue_loss };
+/// holder knowing; none (lost updates and stale writes under fencing: tokens
+/// never go back, not even when a restart or failover loses the counter); or
+/// (fair lock order) one that can lose a waiter's place in the queue or hold
+/// up its joining it: a restart, a stalled server, dropped connections.
+enum class Excusable { by_lease_loss, by_nothing, by_queue_loss };
 
 /// Why an anomaly involving a hold (or a wait: `window`) is expected: a fault
 /// during it (a holder's pause only if it is this worker's) that explains it,
