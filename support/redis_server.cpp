@@ -12,12 +12,26 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
 namespace holdfast::support {
 
-std::uint16_t free_port() {
+std::uint16_t free_port(std::uint16_t max_port) {
+    // Below the kernel's ephemeral range when bounded: port 0 picks from that range.
+    static std::minstd_rand random{std::random_device{}()};
+    for (int attempt = 0; max_port < 65535 && attempt < 100; ++attempt) {
+        const auto port = static_cast<std::uint16_t>(std::uniform_int_distribution<int>(20000, max_port)(random));
+        int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        addr.sin_port = htons(port);
+        const bool free = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+        if (fd >= 0) ::close(fd);
+        if (free && port != 6379) return port;
+    }
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -33,12 +47,13 @@ std::uint16_t free_port() {
     return ntohs(addr.sin_port);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra) : extra_(std::move(extra)) {
+RedisServer::RedisServer(std::vector<std::string> extra, std::uint16_t max_port)
+    : extra_(std::move(extra)), max_port_(max_port) {
     char pattern[] = "/tmp/holdfast-redis-XXXXXX";
     if (!::mkdtemp(pattern)) throw std::runtime_error("RedisServer: mkdtemp failed");
     dir_ = pattern;
     for (int attempt = 0;; ++attempt) {
-        port_ = free_port();
+        port_ = free_port(max_port_);
         if (port_ == 6379) continue;
         try {
             spawn();

@@ -15,7 +15,8 @@ public:
     /// Starts `redis-server` with `extra` appended to its command line
     /// (e.g. {"--requirepass", "secret"}). Throws std::runtime_error naming
     /// the log file if it does not answer PING within 10 s.
-    explicit RedisServer(std::vector<std::string> extra = {});
+    /// `max_port`: the highest port to pick (a cluster node's bus port is port + 10000).
+    explicit RedisServer(std::vector<std::string> extra = {}, std::uint16_t max_port = 65535);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -36,12 +37,14 @@ private:
     void spawn();
 
     std::vector<std::string> extra_;
+    std::uint16_t max_port_ = 65535;
     std::string dir_;
     std::uint16_t port_ = 0;
     pid_t pid_ = -1;
 };
 
-/// A free TCP port on 127.0.0.1 (bound then released; the caller binds it next).
-std::uint16_t free_port();
+/// A free TCP port on 127.0.0.1 (bound then released; the caller binds it next),
+/// at most `max_port`.
+std::uint16_t free_port(std::uint16_t max_port = 65535);
 
 }  // namespace holdfast::support

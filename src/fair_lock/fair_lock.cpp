@@ -14,7 +14,6 @@ namespace holdfast {
 
 namespace {
 
-constexpr std::string_view publish_command = "publish";
 const std::string queue_budget_ms = std::to_string(FairLock::queue_budget.count());
 
 std::string epoch_ms() {
@@ -46,7 +45,7 @@ public:
                            mode = try_once ? "try" : "wait", refresh](auto report) {
             detail::attempt_script(core, scripts::fair_lock_acquire, fair_keys(name),
                                    {lease_ms, owner, queue_budget_ms, epoch_ms(), mode,
-                                    std::string(publish_command), timeout_ms},
+                                    std::string(core.transport.publish_command()), timeout_ms},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
                                        if (attempt.outcome == detail::Attempt::Outcome::refused)
                                            attempt.ttl = attempt.ttl < 0 ? refresh : std::min(attempt.ttl, refresh);
@@ -56,7 +55,7 @@ public:
         if (!try_once)
             request.give_up = [&core, name, owner](std::function<void()> done) {
                 detail::eval_reporting(core, scripts::fair_lock_give_up, fair_keys(name),
-                                       {owner, queue_budget_ms, std::string(publish_command)}, name,
+                                       {owner, queue_budget_ms, std::string(core.transport.publish_command())}, name,
                                        "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
             };
         return request;
@@ -65,13 +64,13 @@ public:
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
         detail::eval_reporting(core, scripts::fair_lock_release, fair_keys(name),
-                               {"0", lease_ms, owner, epoch_ms(), std::string(publish_command)}, name,
+                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command())}, name,
                                "unlock fair lock", std::move(done));
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
         detail::eval_reporting(core, scripts::fair_lock_force_unlock, fair_keys(name),
-                               {"0", std::string(publish_command), epoch_ms()}, name, "force-unlock fair lock",
+                               {"0", std::string(core.transport.publish_command()), epoch_ms()}, name, "force-unlock fair lock",
                                std::move(done));
     }
 

@@ -21,7 +21,6 @@ using detail::Reply;
 namespace {
 
 constexpr std::string_view noun = "count-down latch";
-constexpr std::string_view publish_command = "publish";
 constexpr std::string_view zero_message = "0";       // the count reached 0
 constexpr std::string_view new_count_message = "1";  // a count was set (Redisson: or the latch deleted)
 
@@ -45,7 +44,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core, scripts::latch_try_set_count, {name_, latch_channel(name_)},
-                               {std::string(new_count_message), std::to_string(count), std::string(publish_command)},
+                               {std::string(new_count_message), std::to_string(count), std::string(core.transport.publish_command())},
                                name_, "set the count of " + std::string(noun), std::move(done), noun);
     });
     return reply.integer == 1;
@@ -55,7 +54,7 @@ void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> do
     auto& core = client_->core();
     detail::eval_reporting(
         core, scripts::latch_count_down, {name_, latch_channel(name_)},
-        {std::string(zero_message), std::string(publish_command)}, name_, "count down " + std::string(noun),
+        {std::string(zero_message), std::string(core.transport.publish_command())}, name_, "count down " + std::string(noun),
         [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun);
 }
 

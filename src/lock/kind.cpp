@@ -19,7 +19,6 @@ std::vector<std::string_view> views(const std::vector<std::string>& strings) {
 
 
 constexpr std::string_view unlock_message = "0";
-constexpr std::string_view publish_command = "publish";
 
 }  // namespace
 
@@ -95,7 +94,7 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
     std::vector<std::string> keys{name};
     if (announces_) keys.push_back(lock_channel(name));
     eval_reporting(core, scripts::lock_release, std::move(keys),
-                   {std::string(unlock_message), lease_ms, owner, std::string(announces_ ? publish_command : "")},
+                   {std::string(unlock_message), lease_ms, owner, std::string(announces_ ? core.transport.publish_command() : "")},
                    name, "unlock", std::move(done));
 }
 
@@ -103,7 +102,7 @@ void ReentrantLockKind::force_unlock(ClientCore& core, const std::string& name, 
     std::vector<std::string> keys{name};
     if (announces_) keys.push_back(lock_channel(name));
     eval_reporting(core, scripts::lock_force_unlock, std::move(keys),
-                   {std::string(unlock_message), std::string(announces_ ? publish_command : "")}, name,
+                   {std::string(unlock_message), std::string(announces_ ? core.transport.publish_command() : "")}, name,
                    "force-unlock", std::move(done));
 }
 

@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "client/client_core.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/names.hpp"
 
@@ -9,7 +10,6 @@ namespace holdfast::detail {
 
 namespace {
 
-constexpr std::string_view publish_command = "publish";
 // Redisson's LockPubSub: a read unlock lets one waiter try, a write unlock every waiter.
 constexpr std::string_view read_unlock_message = "0";
 constexpr std::string_view write_unlock_message = "1";
@@ -28,7 +28,7 @@ bool is_writer_field(std::string_view field) { return field.ends_with(writer_suf
 void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
                           ReplyHandler done) {
     eval_reporting(core, scripts::rwlock_force_unlock, {name, rwlock_channel(name)},
-                   {std::string(mode), std::string(message), std::string(publish_command)}, name, "force-unlock",
+                   {std::string(mode), std::string(message), std::string(core.transport.publish_command())}, name, "force-unlock",
                    std::move(done));
 }
 
@@ -51,7 +51,7 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
         eval_reporting(core, scripts::rwlock_read_release, {name, rwlock_channel(name)},
-                       {std::string(read_unlock_message), owner, std::string(publish_command)}, name, "read unlock",
+                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command())}, name, "read unlock",
                        std::move(done));
     }
 
@@ -96,7 +96,7 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
                  ReplyHandler done) const override {
         eval_reporting(core, scripts::rwlock_write_release, {name, rwlock_channel(name)},
-                       {std::string(write_unlock_message), lease_ms, writer_field(owner), std::string(publish_command)},
+                       {std::string(write_unlock_message), lease_ms, writer_field(owner), std::string(core.transport.publish_command())},
                        name, "write unlock", std::move(done));
     }
 

@@ -23,7 +23,6 @@ using detail::Reply;
 namespace {
 
 constexpr std::string_view noun = "permit-expirable semaphore";
-constexpr std::string_view publish_command = "publish";
 constexpr std::int64_t never = detail::permit_never_expires;
 constexpr std::size_t id_bytes = 16;
 
@@ -103,7 +102,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
         const std::int64_t now = epoch_ms();
         detail::eval_reporting(
             core, scripts::semaphore_expirable_acquire, {name, timeouts, channel},
-            {std::to_string(now), std::string(publish_command), std::to_string(never), lease_end(now, lease), permit},
+            {std::to_string(now), std::string(core.transport.publish_command()), std::to_string(never), lease_end(now, lease), permit},
             name, "acquire " + std::string(noun),
             [report = std::move(report)](std::exception_ptr error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
@@ -127,7 +126,7 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
     auto& core = counter_.client_->core();
     detail::eval_reporting(
         core, scripts::semaphore_expirable_release, {name, timeouts_, detail::semaphore_channel(name)},
-        {std::to_string(epoch_ms()), std::string(publish_command), std::move(permit)}, name,
+        {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::move(permit)}, name,
         "release " + std::string(noun),
         [done = std::move(done)](std::exception_ptr error, Reply reply) {
             done(std::move(error), reply.integer == 1);
@@ -178,7 +177,7 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core, scripts::semaphore_expirable_acquire,
                                {name, timeouts_, detail::semaphore_channel(name)},
-                               {std::to_string(epoch_ms()), std::string(publish_command), std::to_string(never)},
+                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::to_string(never)},
                                name, "query " + std::string(noun), std::move(done), noun);
     });
     return reply.integer;

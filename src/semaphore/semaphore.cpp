@@ -22,7 +22,6 @@ using detail::Reply;
 
 namespace {
 
-constexpr std::string_view publish_command = "publish";
 
 void check_permits(std::string_view noun, const std::string& name, std::int64_t permits) {
     if (permits < 0)
@@ -89,7 +88,7 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
     auto& core = client_->core();
     detail::eval_reporting(
         core, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
-        {std::to_string(delta), std::string(publish_command)}, name_, std::move(what),
+        {std::to_string(delta), std::string(core.transport.publish_command())}, name_, std::move(what),
         [done = std::move(done), delta](std::exception_ptr error, Reply) { done(explain_overflow(error, delta)); },
         noun_);
 }
@@ -99,7 +98,7 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core, scripts::semaphore_try_set_permits, {name_, detail::semaphore_channel(name_)},
-                               {std::to_string(permits), std::string(publish_command)}, name_,
+                               {std::to_string(permits), std::string(core.transport.publish_command())}, name_,
                                "set permits of " + std::string(noun_), std::move(done), noun_);
     });
     return reply.integer == 1;

@@ -76,6 +76,31 @@ void Connection::submit(std::string_view encoded, ReplyHandler handler) {
     drain(epoch);
 }
 
+void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
+    static const std::string asking = encode_command({"ASKING"});
+    ReplyHandler ignore = [](std::exception_ptr, Reply) {};  // the command's own reply tells
+    const auto now = Clock::now();
+    std::uint64_t epoch = 0;
+    bool stopped = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (state_ == State::stopped) {
+            stopped = true;
+        } else if (state_ != State::ready) {
+            waiting_.push_back({asking, std::move(ignore), now});
+            waiting_.push_back({std::string(encoded), std::move(handler), now});
+            return;
+        } else {
+            const bool must_drain = enqueue_locked(asking, std::move(ignore), now);
+            enqueue_locked(encoded, std::move(handler), now);
+            if (!must_drain) return;
+            epoch = epoch_;
+        }
+    }
+    if (stopped) return submit(encoded, std::move(handler));  // fails it, as submit() does
+    drain(epoch);
+}
+
 bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
     const bool awaiting_replies = !in_flight_.empty();
     output_ += encoded;

@@ -53,6 +53,9 @@ public:
     /// Queues RESP bytes; `handler` (may be empty for pub/sub commands) runs on
     /// the io thread with the reply.
     void submit(std::string_view encoded, ReplyHandler handler);
+    /// As submit(), after an ASKING (a cluster's -ASK redirect): the two go
+    /// out back-to-back, so no other command can take the one-shot ASKING.
+    void submit_asking(std::string_view encoded, ReplyHandler handler);
 
     /// Subscriber mode: replies that is_push() recognises (pub/sub messages),
     /// and replies with no pending handler, go to on_push, not to the FIFO.

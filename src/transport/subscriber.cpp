@@ -15,22 +15,54 @@ namespace {
 bool is_pubsub_push(const Reply& reply) {
     if (!reply.is_array() || reply.elements.empty()) return false;
     const std::string& kind = reply.elements[0].str;
-    return kind == "message" || kind == "subscribe" || kind == "unsubscribe";
+    return kind == "message" || kind == "subscribe" || kind == "unsubscribe" || kind == "smessage" ||
+           kind == "ssubscribe" || kind == "sunsubscribe";
+}
+
+bool is_confirmation(const std::string& kind) {
+    return kind == "subscribe" || kind == "unsubscribe" || kind == "ssubscribe" || kind == "sunsubscribe";
+}
+
+// Errors a topology change explains: the channel's slot is (being) served elsewhere.
+bool is_redirect(const Reply& reply) {
+    return reply.is_error_code("MOVED") || reply.is_error_code("ASK") || reply.is_error_code("TRYAGAIN") ||
+           reply.is_error_code("CLUSTERDOWN");
 }
 
 }  // namespace
 
 Subscriber::Subscriber(asio::io_context& io, std::shared_ptr<Connection> connection,
                        std::chrono::milliseconds keepalive)
-    : connection_(std::move(connection)), keepalive_timer_(io), keepalive_(keepalive) {
-    connection_->on_ready = [this] { on_ready(); };
+    : keepalive_timer_(io), keepalive_(keepalive) {
+    routing_.node_of = [](const std::string&) { return ServerAddress{}; };
+    add_link(ServerAddress{}, std::move(connection));
+    ping_later();
+}
+
+Subscriber::Subscriber(asio::io_context& io, Routing routing, std::chrono::milliseconds keepalive)
+    : routing_(std::move(routing)), keepalive_timer_(io), keepalive_(keepalive) {
+    ping_later();
+}
+
+Subscriber::Link& Subscriber::add_link(ServerAddress node, std::shared_ptr<Connection> connection) {
+    links_.push_back(std::make_unique<Link>(Link{std::move(node), std::move(connection), {}}));
+    Link* link = links_.back().get();
+    link->connection->on_ready = [this, link] { on_ready(*link); };
     // An error reply on an established subscriber connection answers the
     // oldest (un)subscribe (PING, the only other command, is not refused).
-    connection_->is_push = [this](const Reply& reply) {
-        return is_pubsub_push(reply) || (reply.is_error() && !unanswered_.empty());
+    link->connection->is_push = [link](const Reply& reply) {
+        return is_pubsub_push(reply) || (reply.is_error() && !link->unanswered.empty());
     };
-    connection_->on_push = [this](Reply reply) { on_push(reply); };
-    ping_later();
+    link->connection->on_push = [this, link](Reply reply) { on_push(*link, reply); };
+    return *link;
+}
+
+Subscriber::Link& Subscriber::link_for(const ServerAddress& node) {
+    for (auto& link : links_)
+        if (link->node == node) return *link;
+    Link& link = add_link(node, routing_.connect(node));
+    link.connection->start();
+    return link;
 }
 
 void Subscriber::ping_later() {
@@ -39,8 +71,10 @@ void Subscriber::ping_later() {
         if (ec) return;
         // The reply itself does not matter: an unanswered PING is what the
         // connection's reply timeout catches.
-        if (connection_->ready() && !channels_.empty())
-            connection_->submit(encode_command({"PING"}), [](std::exception_ptr, Reply) {});
+        if (!channels_.empty())
+            for (auto& link : links_)
+                if (link->connection->ready())
+                    link->connection->submit(encode_command({"PING"}), [](std::exception_ptr, Reply) {});
         ping_later();
     });
 }
@@ -55,8 +89,16 @@ void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener
     }
     if (!entry.wanted) {
         entry.wanted = true;
-        if (connection_->ready()) send("SUBSCRIBE", channel);
+        subscribe(channel, entry);
     }
+}
+
+void Subscriber::subscribe(const std::string& channel, Channel& entry) {
+    Link& link = link_for(routing_.node_of(channel));
+    entry.link = &link;
+    entry.active = false;
+    entry.pending_replies = 0;
+    if (link.connection->ready()) send(link, true, channel);
 }
 
 void Subscriber::remove(const std::string& channel, const ChannelListener* listener) {
@@ -68,29 +110,51 @@ void Subscriber::remove(const std::string& channel, const ChannelListener* liste
     listened_.fetch_sub(1, std::memory_order_relaxed);
     it->second.wanted = false;
     it->second.active = false;
-    if (connection_->ready()) send("UNSUBSCRIBE", channel);
+    if (Link* link = it->second.link; link && link->connection->ready()) send(*link, false, channel);
     if (it->second.pending_replies == 0) channels_.erase(it);  // not connected: nothing to undo
 }
 
-void Subscriber::send(std::string_view command, const std::string& channel) {
-    ++channels_[channel].pending_replies;
-    unanswered_.emplace_back(channel, command == "SUBSCRIBE");
-    connection_->submit(encode_command({command, channel}), nullptr);
+void Subscriber::send(Link& link, bool subscribe, const std::string& channel) {
+    auto& entry = channels_[channel];
+    if (entry.link == &link) ++entry.pending_replies;
+    link.unanswered.emplace_back(channel, subscribe);
+    const std::string_view command = routing_.sharded ? (subscribe ? "SSUBSCRIBE" : "SUNSUBSCRIBE")
+                                                      : (subscribe ? "SUBSCRIBE" : "UNSUBSCRIBE");
+    link.connection->submit(encode_command({command, channel}), nullptr);
 }
 
 // A new connection has no subscriptions: forget what was pending on the old
 // one and subscribe again to every channel someone still waits on.
-void Subscriber::on_ready() {
-    unanswered_.clear();
+void Subscriber::on_ready(Link& link) {
+    link.unanswered.clear();
     for (auto it = channels_.begin(); it != channels_.end();) {
-        it->second.pending_replies = 0;
-        it->second.active = false;
-        if (!it->second.wanted) {
+        auto& entry = it->second;
+        if (entry.link != &link) {
+            ++it;
+            continue;
+        }
+        entry.pending_replies = 0;
+        entry.active = false;
+        if (!entry.wanted) {
             it = channels_.erase(it);
             continue;
         }
-        send("SUBSCRIBE", it->first);
+        send(link, true, it->first);
         ++it;
+    }
+}
+
+void Subscriber::relocate() {
+    for (auto& [channel, entry] : channels_) {
+        if (!entry.wanted) continue;
+        const ServerAddress node = routing_.node_of(channel);
+        if (entry.link && entry.link->node == node) continue;
+        // Still subscribed at the old node: leave it (its replies are stale now).
+        if (Link* old = entry.link; old && old->connection->ready()) {
+            entry.link = nullptr;
+            send(*old, false, channel);
+        }
+        subscribe(channel, entry);
     }
 }
 
@@ -113,7 +177,7 @@ void Subscriber::offer_after(const std::string& channel, std::size_t count, cons
 
 void Subscriber::stop_now() {
     keepalive_timer_.cancel();
-    connection_->stop_now();
+    for (auto& link : links_) link->connection->stop_now();
     auto channels = std::move(channels_);
     channels_.clear();
     listened_.store(0, std::memory_order_relaxed);
@@ -121,32 +185,47 @@ void Subscriber::stop_now() {
         for (auto& l : entry.listeners) l->on_closed();
 }
 
-void Subscriber::on_push(const Reply& reply) {
+void Subscriber::on_push(Link& link, const Reply& reply) {
     if (reply.is_error()) {
-        if (unanswered_.empty()) return;
-        auto [channel, subscribe] = unanswered_.front();
-        unanswered_.pop_front();
-        return on_refused(channel, subscribe, reply);
+        if (link.unanswered.empty()) return;
+        auto [channel, subscribe] = link.unanswered.front();
+        link.unanswered.pop_front();
+        return on_refused(link, channel, subscribe, reply);
     }
     if (!reply.is_array() || reply.elements.size() < 3) return;
     const std::string& kind = reply.elements[0].str;
     const std::string& channel = reply.elements[1].str;
-    if ((kind == "subscribe" || kind == "unsubscribe") && !unanswered_.empty()) unanswered_.pop_front();
+    // An answer to the oldest (un)subscribe, or (sharded pub/sub) the server
+    // dropping a channel whose slot moved away.
+    bool answer = false;
+    if (is_confirmation(kind) && !link.unanswered.empty() && link.unanswered.front().first == channel &&
+        link.unanswered.front().second == (kind == "subscribe" || kind == "ssubscribe")) {
+        link.unanswered.pop_front();
+        answer = true;
+    }
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& entry = it->second;
-    if (kind == "message") {
+    if (kind == "message" || kind == "smessage") {
         if (entry.listeners.empty()) return;
         return offer(channel, entry.listeners.front()->wakes(reply.elements[2].str));
     }
-    if (kind != "subscribe" && kind != "unsubscribe") return;
+    if (!is_confirmation(kind) || entry.link != &link) return;  // stale: from where it was before
+    if (!answer) {
+        if (!entry.wanted || kind != "sunsubscribe") return;
+        entry.link = nullptr;
+        entry.active = false;
+        entry.pending_replies = 0;
+        if (routing_.lost) routing_.lost();
+        return;
+    }
     if (entry.pending_replies > 0) --entry.pending_replies;
     if (entry.pending_replies > 0) return;
     if (!entry.wanted) {
         channels_.erase(it);
         return;
     }
-    if (kind == "subscribe" && !entry.active) {
+    if ((kind == "subscribe" || kind == "ssubscribe") && !entry.active) {
         entry.active = true;
         auto listeners = entry.listeners;
         for (auto& l : listeners) l->on_subscribed();
@@ -159,13 +238,22 @@ namespace holdfast::detail {
 
 // No message will come on a channel the server would not subscribe to: its
 // listeners are failed at once rather than left to their TTL fallback.
-void Subscriber::on_refused(const std::string& channel, bool subscribe, const Reply& reply) {
+void Subscriber::on_refused(Link& link, const std::string& channel, bool subscribe, const Reply& reply) {
     auto it = channels_.find(channel);
     if (it == channels_.end()) return;
     auto& entry = it->second;
+    if (entry.link != &link) return;  // stale
     if (entry.pending_replies > 0) --entry.pending_replies;
     if (!subscribe || !entry.wanted) {
         if (entry.pending_replies == 0 && !entry.wanted) channels_.erase(it);
+        return;
+    }
+    // The map was out of date: subscribe again where the new one says.
+    if (is_redirect(reply) && routing_.lost) {
+        entry.link = nullptr;
+        entry.active = false;
+        entry.pending_replies = 0;
+        routing_.lost();
         return;
     }
     auto listeners = std::move(entry.listeners);
@@ -175,7 +263,7 @@ void Subscriber::on_refused(const std::string& channel, bool subscribe, const Re
     if (!listeners.empty()) listened_.fetch_sub(1, std::memory_order_relaxed);
     if (entry.pending_replies == 0) channels_.erase(it);
     auto error = std::make_exception_ptr(ServerError(
-        "holdfast: " + connection_->server() + " refused to SUBSCRIBE to " + quoted(channel) + ": " + reply.str +
+        "holdfast: " + link.connection->server() + " refused to " + (routing_.sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " + quoted(channel) + ": " + reply.str +
         "; a waiter needs it to be woken: grant the ACL user the channel (ACL SETUSER <user> &<channel pattern>; "
         "docs/errors.md lists the rules each primitive needs)"));
     for (auto& listener : listeners) listener->on_refused(error);

@@ -1,6 +1,7 @@
 #include "transport/transport.hpp"
 
 #include <functional>
+#include <future>
 
 #include "transport/command.hpp"
 
@@ -11,7 +12,6 @@ namespace {
 // Until each topology's transport lands (issue 10): a clear refusal.
 const Config& supported(const Config& config) {
     if (config.topology == Topology::sentinel) throw std::invalid_argument("holdfast: Sentinel is not supported yet");
-    if (config.topology == Topology::cluster) throw std::invalid_argument("holdfast: Redis Cluster is not supported yet");
     if (config.tls.enabled) throw std::invalid_argument("holdfast: TLS is not supported yet");
     return config;
 }
@@ -19,6 +19,10 @@ const Config& supported(const Config& config) {
 }  // namespace
 
 Transport::Transport(const Config& config) : config_(supported(config)), work_(asio::make_work_guard(io_)) {
+    if (config_.topology == Topology::cluster) {
+        start_cluster();
+        return;
+    }
     const std::size_t pool = std::max<std::size_t>(1, config_.connection_pool_size);
     for (std::size_t i = 0; i < pool; ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
     auto pubsub = std::make_shared<Connection>(io_, config_);
@@ -26,6 +30,43 @@ Transport::Transport(const Config& config) : config_(supported(config)), work_(a
     for (auto& c : connections_) c->start();
     pubsub->start();
     thread_ = std::thread([this] { io_.run(); });
+}
+
+// The slot map is read before the constructor returns, so that the first
+// command goes to the right master and publish_command() is settled.
+void Transport::start_cluster() {
+    cluster_ = std::make_unique<Cluster>(io_, config_);
+    thread_ = std::thread([this] { io_.run(); });
+    try {
+        cluster_->discover();
+    } catch (...) {
+        asio::post(io_, [this] {
+            cluster_->stop_now();
+            io_.stop();
+        });
+        thread_.join();
+        throw;
+    }
+    // As Redisson's shardedSubscriptionMode AUTO: sharded where the cluster has it.
+    sharded_ = config_.sharded_subscription == ShardedSubscription::on ||
+               (config_.sharded_subscription == ShardedSubscription::automatic &&
+                cluster_->supports_sharded_pubsub());
+    Subscriber::Routing routing;
+    routing.sharded = sharded_;
+    if (sharded_) routing.node_of = [this](const std::string& channel) { return cluster_->owner(key_slot(channel)); };
+    // Classic PUBLISH reaches every node: one connection, to one master, does.
+    else routing.node_of = [this](const std::string&) { return cluster_->owner(0); };
+    routing.connect = [this](const ServerAddress& node) {
+        return std::make_shared<Connection>(io_, cluster_->node_config(node));
+    };
+    routing.lost = [this] { cluster_->refresh(); };
+    std::promise<void> made;
+    asio::post(io_, [&] {
+        subscriber_ = std::make_unique<Subscriber>(io_, std::move(routing), config_.timeout);
+        cluster_->on_refreshed = [this] { subscriber_->relocate(); };
+        made.set_value();
+    });
+    made.get_future().get();
 }
 
 Transport::~Transport() { shutdown(); }
@@ -48,6 +89,7 @@ void Transport::shutdown() {
         // and everything else in flight fail with the connections.
         for (auto& waiter : waiting) waiter->on_closed();
         for (auto& c : connections_) c->stop_now();
+        if (cluster_) cluster_->stop_now();
         subscriber_->stop_now();
         io_.stop();
     });
@@ -67,13 +109,20 @@ void Transport::remove_waiter(const ChannelListener* waiter) {
 }
 
 std::size_t Transport::shard_of(std::string_view key) const {
+    if (cluster_) return key_slot(key);
     return std::hash<std::string_view>{}(key) % connections_.size();
 }
 
 Connection& Transport::connection_for(std::string_view key) { return *connections_[shard_of(key)]; }
 
 void Transport::execute(std::string_view key, const std::vector<std::string_view>& args, ReplyHandler handler) {
+    if (cluster_) return cluster_->send(key, encode_command(args), std::move(handler));
     connection_for(key).submit(encode_command(args), std::move(handler));
+}
+
+void Transport::dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler) {
+    if (cluster_) return cluster_->send(key, std::string(encoded), std::move(handler));
+    connection_for(key).submit(encoded, std::move(handler));
 }
 
 void Transport::eval(const Script& script, const std::vector<std::string_view>& keys,
@@ -82,19 +131,20 @@ void Transport::eval(const Script& script, const std::vector<std::string_view>& 
     std::vector<std::string_view> argv{"EVALSHA", script.sha1, numkeys};
     argv.insert(argv.end(), keys.begin(), keys.end());
     argv.insert(argv.end(), args.begin(), args.end());
-    Connection& connection = connection_for(keys.empty() ? std::string_view{} : keys.front());
     // A copy of the request, needed only if the server lost the script: then
-    // it is read back (it is RESP too) and sent again as EVAL with the body.
+    // it is read back (it is RESP too) and sent again as EVAL with the body,
+    // to the same server (in a cluster: the one now serving the key).
     auto evalsha = std::make_shared<std::string>(encode_command(argv));
-    connection.submit(*evalsha, [&connection, &script, evalsha, handler = std::move(handler)](
-                                    std::exception_ptr error, Reply reply) mutable {
+    dispatch(keys.empty() ? std::string_view{} : keys.front(), *evalsha,
+             [this, &script, evalsha, handler = std::move(handler)](std::exception_ptr error, Reply reply) mutable {
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;
         reader.feed(evalsha->data(), evalsha->size());
         auto request = reader.next();
         std::vector<std::string_view> eval_form{"EVAL", script.body};
         for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
-        connection.submit(encode_command(eval_form), std::move(handler));
+        const std::string_view key = request->elements.size() > 3 && eval_form[2] != "0" ? eval_form[3] : "";
+        dispatch(key, encode_command(eval_form), std::move(handler));
     });
 }
 

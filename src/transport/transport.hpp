@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "holdfast/config.hpp"
+#include "transport/cluster.hpp"
 #include "transport/connection.hpp"
 #include "transport/script.hpp"
 #include "transport/subscriber.hpp"
@@ -40,9 +41,14 @@ public:
     void eval(const Script& script, const std::vector<std::string_view>& keys,
               const std::vector<std::string_view>& args, ReplyHandler handler);
 
-    /// The shard (connection index) serving `key`: callers batching several
-    /// keys in one script group them by this.
+    /// The shard serving `key`: callers batching several keys in one script
+    /// group them by this. One server: a connection index; a cluster: the
+    /// slot (a script's keys must share one).
     std::size_t shard_of(std::string_view key) const;
+
+    /// What lock scripts publish unlock messages with: "spublish" where
+    /// waiters use sharded pub/sub (a cluster that has it), else "publish".
+    std::string_view publish_command() const { return sharded_ ? "spublish" : "publish"; }
 
     /// A waiter (an acquire operation) is told on_closed() when the client
     /// shuts down, before the connections close, so that it can end (and
@@ -59,11 +65,16 @@ public:
 
 private:
     Connection& connection_for(std::string_view key);
+    /// Sends RESP bytes to the server (cluster: the master) serving `key`.
+    void dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler);
+    void start_cluster();
 
     Config config_;
     asio::io_context io_;
     asio::executor_work_guard<asio::io_context::executor_type> work_;
-    std::vector<std::shared_ptr<Connection>> connections_;
+    std::vector<std::shared_ptr<Connection>> connections_;  // one server
+    std::unique_ptr<Cluster> cluster_;                      // a cluster
+    bool sharded_ = false;
     std::unique_ptr<Subscriber> subscriber_;
     std::mutex waiters_mutex_;
     bool closing_ = false;

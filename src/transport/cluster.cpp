@@ -1,0 +1,300 @@
+#include "transport/cluster.hpp"
+
+#include <charconv>
+#include <future>
+
+#include "holdfast/errors.hpp"
+#include "transport/command.hpp"
+
+namespace holdfast::detail {
+
+std::uint16_t crc16(std::string_view data) {
+    std::uint16_t crc = 0;
+    for (unsigned char byte : data) {
+        crc ^= static_cast<std::uint16_t>(byte << 8);
+        for (int bit = 0; bit < 8; ++bit)
+            crc = static_cast<std::uint16_t>(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
+    }
+    return crc;
+}
+
+std::size_t key_slot(std::string_view key) {
+    if (const auto open = key.find('{'); open != std::string_view::npos) {
+        const auto close = key.find('}', open + 1);
+        if (close != std::string_view::npos && close > open + 1) key = key.substr(open + 1, close - open - 1);
+    }
+    return crc16(key) % cluster_slots;
+}
+
+namespace {
+
+// "host:port" (the host may hold colons: IPv6), an empty host allowed.
+std::optional<ServerAddress> parse_address(std::string_view text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    std::uint16_t port = 0;
+    const auto digits = text.substr(colon + 1);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    return ServerAddress{std::string(text.substr(0, colon)), port};
+}
+
+// Runs one command and waits for its outcome; the connection's timeout bounds the wait.
+std::pair<std::exception_ptr, Reply> call(Connection& connection, std::initializer_list<std::string_view> args) {
+    std::promise<std::pair<std::exception_ptr, Reply>> outcome;
+    auto future = outcome.get_future();
+    connection.submit(encode_command(args), [&outcome](std::exception_ptr error, Reply reply) {
+        outcome.set_value({error, std::move(reply)});
+    });
+    return future.get();
+}
+
+}  // namespace
+
+std::optional<Redirect> redirect_of(const Reply& reply) {
+    if (!reply.is_error()) return std::nullopt;
+    const std::string_view text = reply.str;
+    Redirect redirect;
+    std::string_view rest;
+    if (text.starts_with("MOVED ")) {
+        redirect.moved = true;
+        rest = text.substr(6);
+    } else if (text.starts_with("ASK ")) {
+        rest = text.substr(4);
+    } else {
+        return std::nullopt;
+    }
+    const auto space = rest.find(' ');
+    if (space == std::string_view::npos) return std::nullopt;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + space, redirect.slot);
+    if (ec != std::errc() || redirect.slot >= cluster_slots) return std::nullopt;
+    auto node = parse_address(rest.substr(space + 1));
+    if (!node) return std::nullopt;
+    redirect.node = std::move(*node);
+    return redirect;
+}
+
+std::vector<SlotRange> parse_cluster_slots(const Reply& reply, const ServerAddress& asked) {
+    std::vector<SlotRange> ranges;
+    if (!reply.is_array()) return ranges;
+    for (const auto& entry : reply.elements) {
+        if (!entry.is_array() || entry.elements.size() < 3) return {};
+        const auto& master = entry.elements[2];
+        if (!entry.elements[0].is_integer() || !entry.elements[1].is_integer() || !master.is_array() ||
+            master.elements.size() < 2 || !master.elements[1].is_integer())
+            return {};
+        SlotRange range;
+        range.first = static_cast<std::size_t>(entry.elements[0].integer);
+        range.last = static_cast<std::size_t>(entry.elements[1].integer);
+        if (range.first > range.last || range.last >= cluster_slots) return {};
+        const std::string& host = master.elements[0].str;
+        range.master = {host.empty() || host == "?" ? asked.host : host,
+                        static_cast<std::uint16_t>(master.elements[1].integer)};
+        ranges.push_back(std::move(range));
+    }
+    return ranges;
+}
+
+struct Cluster::Request {
+    std::size_t slot;  // cluster_slots: any master
+    std::size_t pick;  // which of the node's connections: the same for one key
+    std::string encoded;
+    ReplyHandler handler;
+    int redirects = 0;
+};
+
+Cluster::Cluster(asio::io_context& io, const Config& config) : io_(io), config_(config), refresh_timer_(io) {
+    slots_.fill(no_node);
+}
+
+Config Cluster::node_config(const ServerAddress& node) const {
+    Config c = config_;
+    c.topology = Topology::single;
+    c.host = node.host;
+    c.port = node.port;
+    c.servers.clear();
+    return c;
+}
+
+std::uint16_t Cluster::node_index_locked(const ServerAddress& address) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+        if (nodes_[i]->address == address) return static_cast<std::uint16_t>(i);
+    auto node = std::make_unique<Node>();
+    node->address = address;
+    const Config c = node_config(address);
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, config_.connection_pool_size); ++i) {
+        node->pool.push_back(std::make_shared<Connection>(io_, c));
+        node->pool.back()->start();
+    }
+    nodes_.push_back(std::move(node));
+    return static_cast<std::uint16_t>(nodes_.size() - 1);
+}
+
+std::shared_ptr<Connection> Cluster::connection(const ServerAddress& address, std::size_t pick) {
+    std::lock_guard lock(mutex_);
+    const auto& pool = nodes_[node_index_locked(address)]->pool;
+    return pool[pick % pool.size()];
+}
+
+ServerAddress Cluster::owner(std::size_t slot) const {
+    std::lock_guard lock(mutex_);
+    std::uint16_t index = slot < cluster_slots ? slots_[slot] : no_node;
+    // No master known for the slot: any node answers MOVED with the right one.
+    for (std::size_t s = 0; index == no_node && s < cluster_slots; s += 1024) index = slots_[s];
+    if (index == no_node) index = 0;
+    return nodes_.at(index)->address;
+}
+
+std::vector<ServerAddress> Cluster::masters() const {
+    std::lock_guard lock(mutex_);
+    std::vector<bool> seen(nodes_.size());
+    std::vector<ServerAddress> result;
+    for (auto index : slots_)
+        if (index != no_node && !seen[index]) {
+            seen[index] = true;
+            result.push_back(nodes_[index]->address);
+        }
+    return result;
+}
+
+void Cluster::discover() {
+    std::string failures;
+    for (const auto& seed : config_.servers) {
+        auto [error, reply] = call(*connection(seed, 0), {"CLUSTER", "SLOTS"});
+        if (error) {
+            try {
+                std::rethrow_exception(error);
+            } catch (const AuthError&) {
+                throw;  // other seeds would refuse the same credentials
+            } catch (const std::exception& e) {
+                failures += std::string("; ") + e.what();
+            }
+            continue;
+        }
+        if (reply.is_error())
+            throw ServerError("holdfast: " + seed.name() + " refused CLUSTER SLOTS (" + reply.str +
+                              "); is it a cluster node? For one server, use a redis:// URL");
+        const auto ranges = parse_cluster_slots(reply, seed);
+        if (ranges.empty()) {
+            failures += "; " + seed.name() + " has no slot map yet (cluster not created?)";
+            continue;
+        }
+        apply(ranges);
+        // Redis 7 knows SHARDNUMSUB (and so SSUBSCRIBE); older servers refuse it.
+        auto [probe_error, probe] = call(*connection(seed, 0), {"PUBSUB", "SHARDNUMSUB"});
+        sharded_pubsub_ = !probe_error && probe.is_array();
+        return;
+    }
+    throw ConnectionError("holdfast: no seed of " + config_.server_name() + " gave the slot map" + failures +
+                          "; check the seed addresses in the URL");
+}
+
+bool Cluster::apply(const std::vector<SlotRange>& ranges) {
+    std::lock_guard lock(mutex_);
+    std::array<std::uint16_t, cluster_slots> slots;
+    slots.fill(no_node);
+    for (const auto& range : ranges) {
+        const auto index = node_index_locked(range.master);
+        for (std::size_t s = range.first; s <= range.last; ++s) slots[s] = index;
+    }
+    const bool changed = slots != slots_;
+    slots_ = slots;
+    return changed;
+}
+
+void Cluster::send(std::string_view key, std::string encoded, ReplyHandler handler) {
+    auto request = std::make_shared<Request>();
+    request->slot = key.empty() ? cluster_slots : key_slot(key);
+    request->pick = std::hash<std::string_view>{}(key);
+    request->encoded = std::move(encoded);
+    request->handler = std::move(handler);
+    route(request, std::nullopt, false);
+}
+
+// The one place a cluster command finds its node: by slot, then by redirect.
+void Cluster::route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking) {
+    const ServerAddress node = to ? std::move(*to) : owner(request->slot);
+    auto on_reply = [this, request, node](std::exception_ptr error, Reply reply) {
+        if (error) {
+            refresh();  // a lost node may have failed over: read the map again
+            return request->handler(error, Reply{});
+        }
+        if (request->redirects < max_redirects)
+            if (auto redirect = redirect_of(reply)) {
+                ++request->redirects;
+                if (redirect->node.host.empty()) redirect->node.host = node.host;
+                if (redirect->moved) {
+                    {
+                        std::lock_guard lock(mutex_);
+                        slots_[redirect->slot] = node_index_locked(redirect->node);
+                    }
+                    refresh();
+                }
+                return route(request, std::move(redirect->node), !redirect->moved);
+            }
+        request->handler(nullptr, std::move(reply));
+    };
+    auto connection = this->connection(node, request->pick);
+    if (asking) connection->submit_asking(request->encoded, std::move(on_reply));
+    else connection->submit(request->encoded, std::move(on_reply));
+}
+
+void Cluster::refresh() {
+    asio::post(io_, [this] {
+        if (stopped_) return;
+        if (reading_) {
+            read_again_ = true;
+            return;
+        }
+        reading_ = true;
+        // Rate-limited: a migration can answer MOVED to every command.
+        refresh_timer_.expires_at(last_read_ + min_refresh_interval);
+        refresh_timer_.async_wait([this](asio::error_code ec) {
+            if (ec || stopped_) return;
+            read_map(0);
+        });
+    });
+}
+
+// Asks the masters (those connected first, so a dead one does not stall the
+// read for a timeout), then the seeds, until one gives a map.
+void Cluster::read_map(std::size_t attempt) {
+    std::vector<ServerAddress> candidates = masters();
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [this](const ServerAddress& a) { return connection(a, 0)->ready(); });
+    candidates.insert(candidates.end(), config_.servers.begin(), config_.servers.end());
+    if (attempt >= candidates.size()) {
+        reading_ = false;
+        last_read_ = std::chrono::steady_clock::now();
+        return;
+    }
+    const ServerAddress node = candidates[attempt];
+    connection(node, 0)->submit(encode_command({"CLUSTER", "SLOTS"}),
+                                [this, attempt, node](std::exception_ptr error, Reply reply) {
+                                    if (stopped_) return;
+                                    const auto ranges = error ? std::vector<SlotRange>{}
+                                                              : parse_cluster_slots(reply, node);
+                                    if (ranges.empty()) return read_map(attempt + 1);
+                                    apply(ranges);
+                                    reading_ = false;
+                                    last_read_ = std::chrono::steady_clock::now();
+                                    if (on_refreshed) on_refreshed();
+                                    if (read_again_) {
+                                        read_again_ = false;
+                                        refresh();
+                                    }
+                                });
+}
+
+void Cluster::stop_now() {
+    stopped_ = true;
+    refresh_timer_.cancel();
+    std::vector<std::shared_ptr<Connection>> all;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& node : nodes_) all.insert(all.end(), node->pool.begin(), node->pool.end());
+    }
+    for (auto& c : all) c->stop_now();
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,114 @@
+// Redis Cluster routing: the slot map, one connection pool per master, MOVED and ASK.
+// It routes bytes "for key K" to the master serving K's slot; it knows nothing of locks.
+#pragma once
+
+#include <asio.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "holdfast/config.hpp"
+#include "transport/connection.hpp"
+
+namespace holdfast::detail {
+
+inline constexpr std::size_t cluster_slots = 16384;
+
+/// CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with.
+std::uint16_t crc16(std::string_view data);
+
+/// The slot of `key`: of its hash tag (what is between the first '{' and the
+/// next '}', if not empty), else of the whole key.
+std::size_t key_slot(std::string_view key);
+
+/// A -MOVED or -ASK error reply: where the slot is (moved) or is being moved (ask).
+struct Redirect {
+    bool moved = false;
+    std::size_t slot = 0;
+    ServerAddress node;
+};
+std::optional<Redirect> redirect_of(const Reply& reply);
+
+/// The masters of CLUSTER SLOTS' reply, one per slot range; an empty host
+/// means the node that answered (`asked`). Empty if the reply is not a map.
+struct SlotRange {
+    std::size_t first = 0, last = 0;
+    ServerAddress master;
+};
+std::vector<SlotRange> parse_cluster_slots(const Reply& reply, const ServerAddress& asked);
+
+/// Thread safety: send() and owner() from any thread; refresh(), stop_now()
+/// and the callbacks on the event loop thread; discover() on any other thread.
+class Cluster {
+public:
+    Cluster(asio::io_context& io, const Config& config);
+
+    /// Reads the slot map from the first seed that answers, and whether the
+    /// cluster has sharded pub/sub. Blocks; the loop must be running. Throws
+    /// ConnectionError (no seed answered) or ServerError (not a cluster).
+    void discover();
+    /// Whether the cluster answered PUBSUB SHARDNUMSUB (Redis 7+).
+    bool supports_sharded_pubsub() const { return sharded_pubsub_; }
+
+    /// Sends RESP bytes to the master of `key`'s slot (`key` empty: any
+    /// master), following MOVED (the map is updated) and ASK (ASKING first).
+    void send(std::string_view key, std::string encoded, ReplyHandler handler);
+
+    /// The master now serving `slot`, or any known node if none does.
+    ServerAddress owner(std::size_t slot) const;
+    /// Every master in the map.
+    std::vector<ServerAddress> masters() const;
+
+    /// Reads the map again in the background (at most one read in flight and
+    /// one every min_refresh_interval); any thread.
+    void refresh();
+    /// Runs on the loop after every map read, changed or not.
+    std::function<void()> on_refreshed;
+
+    /// Loop thread: closes every connection, failing what is queued.
+    void stop_now();
+
+    /// A node's settings: the cluster's, with that node as the one server.
+    Config node_config(const ServerAddress& node) const;
+
+private:
+    struct Request;
+    struct Node {
+        ServerAddress address;
+        std::vector<std::shared_ptr<Connection>> pool;
+    };
+    static constexpr std::uint16_t no_node = 0xffff;
+    static constexpr int max_redirects = 5;
+    static constexpr auto min_refresh_interval = std::chrono::milliseconds(100);
+
+    void route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking);
+    /// The node's entry, connected on first use; mutex_ held.
+    std::uint16_t node_index_locked(const ServerAddress& address);
+    std::shared_ptr<Connection> connection(const ServerAddress& address, std::size_t pick);
+    bool apply(const std::vector<SlotRange>& ranges);
+    void read_map(std::size_t attempt);
+
+    asio::io_context& io_;
+    const Config config_;
+    asio::steady_timer refresh_timer_;
+
+    mutable std::mutex mutex_;  // guards nodes_ and slots_
+    std::vector<std::unique_ptr<Node>> nodes_;  // never shrinks: indexes stay valid
+    std::array<std::uint16_t, cluster_slots> slots_;
+    bool sharded_pubsub_ = false;
+
+    // Loop thread only.
+    bool reading_ = false, read_again_ = false, stopped_ = false;
+    std::chrono::steady_clock::time_point last_read_{};
+};
+
+}  // namespace holdfast::detail

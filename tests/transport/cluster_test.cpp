@@ -1,0 +1,209 @@
+// Redis Cluster: routing by slot, MOVED and ASK, sharded and classic pub/sub,
+// the watchdog and MultiLock across masters, on a real three-master cluster.
+#include <future>
+
+#include "cli/cli_process.hpp"
+#include "client/client_core.hpp"
+#include "redis_cluster.hpp"
+#include "redis_fixture.hpp"
+#include "transport/cluster.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+TEST(ClusterSlots, Crc16AndHashTags) {
+    EXPECT_EQ(detail::crc16("123456789"), 0x31C3);  // the XMODEM check value
+    EXPECT_EQ(detail::key_slot("foo"), 12182u);     // as CLUSTER KEYSLOT says
+    EXPECT_EQ(detail::key_slot("{user1000}.following"), detail::key_slot("user1000"));
+    EXPECT_EQ(detail::key_slot("redisson_lock__channel:{orders}"), detail::key_slot("orders"));
+    EXPECT_EQ(detail::key_slot("foo{}{bar}"), detail::key_slot("foo{}{bar}"));  // empty tag: the whole key
+    EXPECT_NE(detail::key_slot("foo{}{bar}"), detail::key_slot("bar"));
+    auto moved = detail::redirect_of({detail::Reply::Type::error, 0, "MOVED 3999 127.0.0.1:6381", {}});
+    ASSERT_TRUE(moved);
+    EXPECT_TRUE(moved->moved);
+    EXPECT_EQ(moved->slot, 3999u);
+    EXPECT_EQ(moved->node.name(), "127.0.0.1:6381");
+    EXPECT_FALSE(detail::redirect_of({detail::Reply::Type::error, 0, "ERR no", {}}));
+}
+
+class ClusterTest : public ::testing::Test {
+protected:
+    void SetUp() override { cluster = std::make_unique<support::RedisCluster>(3); }
+
+    Config config() const { return Config::from_uri(cluster->url()); }
+    std::size_t owner(const std::string& key) const { return cluster->owner_of(detail::key_slot(key)); }
+    // A name whose slot node `node` serves.
+    std::string name_on(std::size_t node, const std::string& prefix) const {
+        for (int i = 0;; ++i)
+            if (owner(prefix + std::to_string(i)) == node) return prefix + std::to_string(i);
+    }
+    long long on(std::size_t node, const std::vector<std::string>& command) const {
+        return support::SyncRedis(cluster->port(node)).integer(command);
+    }
+    // Subscribers of `channel` over all nodes, classic or sharded.
+    long long subscribers(const std::string& channel, bool sharded) const {
+        long long total = 0;
+        for (std::size_t i = 0; i < cluster->size(); ++i)
+            total += support::SyncRedis(cluster->port(i))
+                         .command({"PUBSUB", sharded ? "SHARDNUMSUB" : "NUMSUB", channel})
+                         ->element[1]
+                         ->integer;
+        return total;
+    }
+
+    // A waiter on another client is woken by the unlock message long before
+    // the holder's 60 s lease would have let it in.
+    void expect_waiter_woken(const Config& c, bool sharded) {
+        Client holder(c), waiter(c);
+        EXPECT_EQ(holder.core().transport.publish_command(), sharded ? "spublish" : "publish");
+        const std::string name = name_on(1, "woken-");
+        const std::string channel = "redisson_lock__channel:{" + name + "}";
+        Lock held(holder, name);
+        held.lock(std::chrono::seconds(60));
+        auto woken = std::async(std::launch::async, [&] {
+            Lock lock(waiter, name);
+            const bool got = lock.try_lock_for(std::chrono::seconds(30));
+            if (got) lock.unlock();
+            return got;
+        });
+        ASSERT_TRUE(eventually([&] { return subscribers(channel, sharded) == 1; }));
+        EXPECT_EQ(subscribers(channel, !sharded), 0);
+        const auto released = std::chrono::steady_clock::now();
+        held.unlock();
+        ASSERT_EQ(woken.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+        EXPECT_TRUE(woken.get());
+        EXPECT_LT(std::chrono::steady_clock::now() - released, std::chrono::seconds(10));
+        EXPECT_TRUE(eventually([&] { return subscribers(channel, sharded) == 0; }));
+    }
+
+    std::unique_ptr<support::RedisCluster> cluster;
+};
+
+TEST_F(ClusterTest, LocksOnEveryMasterFromOneClient) {
+    Client client(config());
+    for (std::size_t node = 0; node < cluster->size(); ++node) {
+        const std::string name = name_on(node, "every-");
+        Lock lock(client, name);
+        lock.lock();
+        EXPECT_EQ(on(node, {"HEXISTS", name, client.current_owner()}), 1) << name;
+        EXPECT_TRUE(lock.is_held_by_current_thread());
+        lock.unlock();
+        EXPECT_EQ(on(node, {"EXISTS", name}), 0);
+    }
+}
+
+TEST_F(ClusterTest, OneSeedReachesEveryMaster) {
+    Client client("redis-cluster://127.0.0.1:" + std::to_string(cluster->port(0)));
+    for (std::size_t node = 0; node < cluster->size(); ++node) {
+        const std::string name = name_on(node, "seeded-");
+        Lock lock(client, name);
+        ASSERT_TRUE(lock.try_lock());
+        EXPECT_EQ(on(node, {"EXISTS", name}), 1);
+        lock.unlock();
+    }
+}
+
+TEST_F(ClusterTest, NotAClusterIsRefusedByName) {
+    support::RedisServer plain;
+    try {
+        Client client("redis-cluster://127.0.0.1:" + std::to_string(plain.port()));
+        FAIL() << "a plain server taken for a cluster";
+    } catch (const ServerError& e) {
+        EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(plain.port())), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(ClusterTest, ShardedPubSubWakesAWaiter) {
+    Config c = config();
+    ASSERT_EQ(c.sharded_subscription, ShardedSubscription::automatic);  // Redisson's default: sharded on Redis 7
+    expect_waiter_woken(c, true);
+}
+
+TEST_F(ClusterTest, ClassicPubSubWakesAWaiter) {
+    Config c = config();
+    c.sharded_subscription = ShardedSubscription::off;
+    expect_waiter_woken(c, false);
+}
+
+// The slot of a held lock moves to another master: renewals follow MOVED,
+// the lock is released there and taken again there.
+TEST_F(ClusterTest, MovedSlotUnderAHeldLock) {
+    Config c = config();
+    c.lock_watchdog_timeout = std::chrono::milliseconds(1500);
+    Client client(c);
+    const std::string name = name_on(0, "moved-");
+    Lock lock(client, name);
+    lock.lock();
+    cluster->move_slot(detail::key_slot(name), 1);
+    ASSERT_EQ(owner(name), 1u);
+    // Held past two watchdog timeouts: only renewals at the new master keep it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    EXPECT_GT(on(1, {"PTTL", name}), 0);
+    EXPECT_TRUE(lock.is_held_by_current_thread());
+    lock.unlock();
+    EXPECT_EQ(on(1, {"EXISTS", name}), 0);
+    ASSERT_TRUE(lock.try_lock());
+    EXPECT_EQ(on(1, {"EXISTS", name}), 1);
+    lock.unlock();
+}
+
+// Mid-migration, a name missing at the old owner is taken at the new one
+// (ASK, then ASKING + the script there), and released after the move.
+TEST_F(ClusterTest, AskDuringAMigration) {
+    Client client(config());
+    const std::string name = name_on(2, "asked-");
+    const auto slot = detail::key_slot(name);
+    cluster->start_move(slot, 0);
+    Lock lock(client, name);
+    ASSERT_TRUE(lock.try_lock());
+    support::SyncRedis target(cluster->port(0));
+    target.command({"ASKING"});  // the importing node serves the slot to ASKING clients only
+    EXPECT_EQ(target.integer({"EXISTS", name}), 1);
+    cluster->finish_move(slot, 0);
+    EXPECT_EQ(on(0, {"HEXISTS", name, client.current_owner()}), 1);
+    lock.unlock();
+    EXPECT_EQ(on(0, {"EXISTS", name}), 0);
+}
+
+TEST_F(ClusterTest, MultiLockAcrossMasters) {
+    Client client(config());
+    Lock a(client, name_on(0, "multi-")), b(client, name_on(1, "multi-")), c(client, name_on(2, "multi-"));
+    MultiLock all(a, b, c);
+    all.lock();
+    for (std::size_t node = 0; node < 3; ++node)
+        EXPECT_EQ(on(node, {"HEXISTS", name_on(node, "multi-"), client.current_owner()}), 1);
+    all.unlock();
+    for (std::size_t node = 0; node < 3; ++node) EXPECT_EQ(on(node, {"EXISTS", name_on(node, "multi-")}), 0);
+}
+
+TEST_F(ClusterTest, WatchdogRenewsOnEveryMaster) {
+    Config c = config();
+    c.lock_watchdog_timeout = std::chrono::milliseconds(1000);
+    Client client(c);
+    std::vector<std::unique_ptr<Lock>> locks;
+    for (std::size_t node = 0; node < 3; ++node)
+        for (int i = 0; i < 2; ++i) {  // two per master, each in its own slot: a batch per slot
+            locks.push_back(std::make_unique<Lock>(client, name_on(node, "renewed-" + std::to_string(i) + "-")));
+            locks.back()->lock();
+        }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // past two timeouts
+    for (auto& lock : locks) {
+        EXPECT_GT(on(owner(lock->name()), {"PTTL", lock->name()}), 0) << lock->name();
+        lock->unlock();
+    }
+}
+
+TEST_F(ClusterTest, CliRunsOnACluster) {
+    std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    const std::string url = "redis-cluster://127.0.0.1:" + std::to_string(cluster->port(1));
+    const std::string name = name_on(2, "cli-");
+    Cli cli({"run", "--url", url, name, "--", "true"}, pattern, {});
+    const Finished done = cli.wait();
+    EXPECT_EQ(done.status, 0) << done.err;
+    EXPECT_EQ(on(2, {"EXISTS", name}), 0);
+    fs::remove_all(pattern);
+}
+
+}  // namespace
+}  // namespace holdfast::testing
