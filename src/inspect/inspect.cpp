@@ -242,15 +242,23 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
     if (pattern.empty()) throw std::invalid_argument("holdfast: find_names: an empty pattern matches nothing; use *");
     detail::Transport& transport = client.core().transport;
     std::set<std::string> names;
-    std::string cursor = "0";
-    do {
-        const Reply page = detail::query(transport, {}, "scanning for " + pattern,
-                                         {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
-        if (page.elements.size() != 2) throw ServerError("holdfast: SCAN replied " + page.describe());
-        cursor = page.elements[0].str;
-        for (const Reply& key : page.elements[1].elements)
-            if (auto name = name_of_key(key.str)) names.insert(std::move(*name));
-    } while (cursor != "0");
+    for (const ServerAddress& master : transport.masters()) {  // each master of a cluster has its own keys
+        std::string cursor = "0";
+        do {
+            const std::vector<std::string_view> scan{"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"};
+            const Reply page = detail::block<Reply>(transport, [&](auto done) {
+                transport.execute_on(master, scan, [done](std::exception_ptr error, Reply reply) mutable {
+                    if (!error && reply.is_error())
+                        error = std::make_exception_ptr(ServerError("holdfast: SCAN refused: " + reply.str));
+                    done(error, std::move(reply));
+                });
+            });
+            if (page.elements.size() != 2) throw ServerError("holdfast: SCAN replied " + page.describe());
+            cursor = page.elements[0].str;
+            for (const Reply& key : page.elements[1].elements)
+                if (auto name = name_of_key(key.str)) names.insert(std::move(*name));
+        } while (cursor != "0");
+    }
     return {names.begin(), names.end()};
 }
 

@@ -136,6 +136,10 @@ std::shared_ptr<Connection> Cluster::connection(const ServerAddress& address, st
     return pool[pick % pool.size()];
 }
 
+void Cluster::send_to(const ServerAddress& master, std::string_view encoded, ReplyHandler handler) {
+    connection(master, 0)->submit(encoded, std::move(handler));
+}
+
 ServerAddress Cluster::owner(std::size_t slot) const {
     std::lock_guard lock(mutex_);
     std::uint16_t index = slot < cluster_slots ? slots_[slot] : no_node;

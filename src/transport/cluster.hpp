@@ -67,6 +67,8 @@ public:
     ServerAddress owner(std::size_t slot) const;
     /// Every master in the map.
     std::vector<ServerAddress> masters() const;
+    /// Sends RESP bytes to `master` itself, not routed by key (SCAN a node's keys).
+    void send_to(const ServerAddress& master, std::string_view encoded, ReplyHandler handler);
 
     /// Reads the map again in the background (at most one read in flight and
     /// one every min_refresh_interval); any thread.

@@ -120,6 +120,17 @@ void Transport::execute(std::string_view key, const std::vector<std::string_view
     connection_for(key).submit(encode_command(args), std::move(handler));
 }
 
+std::vector<ServerAddress> Transport::masters() const {
+    if (cluster_) return cluster_->masters();
+    return {ServerAddress{config_.server_name(), 0}};
+}
+
+void Transport::execute_on(const ServerAddress& master, const std::vector<std::string_view>& args,
+                           ReplyHandler handler) {
+    if (cluster_) return cluster_->send_to(master, encode_command(args), std::move(handler));
+    connection_for({}).submit(encode_command(args), std::move(handler));
+}
+
 void Transport::dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler) {
     if (cluster_) return cluster_->send(key, std::string(encoded), std::move(handler));
     connection_for(key).submit(encoded, std::move(handler));

@@ -46,6 +46,13 @@ public:
     /// slot (a script's keys must share one).
     std::size_t shard_of(std::string_view key) const;
 
+    /// Where a command about every key must go, one entry per master: the one
+    /// server (as Config names it), or each master of a cluster.
+    std::vector<ServerAddress> masters() const;
+    /// Sends one command to `master` (one of masters()), not routed by key:
+    /// SCAN, which walks one node's keys.
+    void execute_on(const ServerAddress& master, const std::vector<std::string_view>& args, ReplyHandler handler);
+
     /// What lock scripts publish unlock messages with: "spublish" where
     /// waiters use sharded pub/sub (a cluster that has it), else "publish".
     std::string_view publish_command() const { return sharded_ ? "spublish" : "publish"; }

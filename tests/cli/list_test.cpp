@@ -2,8 +2,12 @@
 // programs. The JSON is parsed back, so every field name and type is checked.
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "cli/cli_process.hpp"
 #include "inspect/layouts.hpp"
+#include "redis_cluster.hpp"
+#include "transport/cluster.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -152,6 +156,28 @@ TEST_F(CliList, PagesThroughManyKeys) {
     const auto result = holdfast({"list", "--json", "lock:*"});
     ASSERT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(parsed(result.out).size(), 2500u);
+}
+
+// Each master of a cluster holds its own keys: list scans every one.
+TEST_F(CliList, ScansEveryMasterOfACluster) {
+    support::RedisCluster cluster(3);
+    Config config = Config::from_uri(cluster.url());
+    Client client(config);
+    std::vector<std::unique_ptr<Lock>> locks;
+    std::set<std::size_t> masters;
+    for (int i = 0; masters.size() < 3 && i < 100; ++i) {
+        const std::string name = "job-" + std::to_string(i);
+        if (!masters.insert(cluster.owner_of(detail::key_slot(name))).second) continue;
+        locks.push_back(std::make_unique<Lock>(client, name));
+        locks.back()->lock();
+    }
+    ASSERT_EQ(masters.size(), 3u);
+    const auto result = Cli({"--url", cluster.url(), "list", "--json", "job-*"}, dir, {}).wait();
+    ASSERT_EQ(result.status, 0) << result.err;
+    const json all = parsed(result.out);
+    ASSERT_EQ(all.size(), 3u) << all.dump();
+    for (const auto& state : all) EXPECT_EQ(state["kind"], "lock");
+    for (auto& lock : locks) lock->unlock();
 }
 
 TEST_F(CliList, SaysSoWhenNothingMatches) {
