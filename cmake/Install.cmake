@@ -14,7 +14,7 @@ if(TARGET holdfast_cli AND TARGET holdfast_check)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
 
-# A static libholdfast needs hiredis at the final link (and only there).
+# A static libholdfast needs hiredis and OpenSSL at the final link (and only there).
 get_target_property(HOLDFAST_TYPE holdfast TYPE)
 if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
   set(HOLDFAST_STATIC ON)
@@ -22,7 +22,7 @@ if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
   get_filename_component(HOLDFAST_HIREDIS_HINT "${HOLDFAST_HIREDIS_HINT}" DIRECTORY)
   # Libs.private, not Requires.private: hiredis's Cflags would reach consumers' compiles.
   list(JOIN HIREDIS_LDFLAGS " " HOLDFAST_PC_PRIVATE)
-  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE}")
+  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE} -lssl -lcrypto")
 else()
   set(HOLDFAST_STATIC OFF)
   set(HOLDFAST_PC_PRIVATE "")

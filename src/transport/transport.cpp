@@ -12,7 +12,6 @@ namespace {
 const Config& supported(const Config& config) {
     if (config.topology == Topology::sentinel) throw std::invalid_argument("holdfast: Sentinel is not supported yet");
     if (config.topology == Topology::cluster) throw std::invalid_argument("holdfast: Redis Cluster is not supported yet");
-    if (config.tls.enabled) throw std::invalid_argument("holdfast: TLS is not supported yet");
     return config;
 }
 
