@@ -337,13 +337,16 @@ void Connection::read_more() {
 
 void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
     const bool closed = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
-    std::string why = closed ? "the server closed the connection" : "read failed: " + ec.message();
+    const bool reset = ec == asio::error::connection_reset;
+    std::string why = closed  ? "the server closed the connection"
+                      : reset ? "the server closed the connection (" + ec.message() + ")"
+                              : "read failed: " + ec.message();
     // Refused before the first reply: a TLS alert (a client certificate
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
         if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls, config_), Refusal::tls);
-        if (closed || ec == asio::error::connection_reset)
+        if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"
                        : " before answering the handshake; if it requires TLS, use rediss://";
