@@ -17,7 +17,7 @@ if(HOLDFAST_MAN_PAGE)
   install(FILES ${HOLDFAST_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
 
-# A static libholdfast needs hiredis at the final link (and only there).
+# A static libholdfast needs hiredis and OpenSSL at the final link (and only there).
 get_target_property(HOLDFAST_TYPE holdfast TYPE)
 if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
   set(HOLDFAST_STATIC ON)
@@ -25,7 +25,7 @@ if(HOLDFAST_TYPE STREQUAL "STATIC_LIBRARY")
   get_filename_component(HOLDFAST_HIREDIS_HINT "${HOLDFAST_HIREDIS_HINT}" DIRECTORY)
   # Libs.private, not Requires.private: hiredis's Cflags would reach consumers' compiles.
   list(JOIN HIREDIS_LDFLAGS " " HOLDFAST_PC_PRIVATE)
-  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE}")
+  set(HOLDFAST_PC_PRIVATE "Libs.private: ${HOLDFAST_PC_PRIVATE} -lssl -lcrypto")
 else()
   set(HOLDFAST_STATIC OFF)
   set(HOLDFAST_PC_PRIVATE "")

@@ -49,12 +49,24 @@ std::uint16_t free_port(std::uint16_t max_port) {
 
 RedisServer::RedisServer(std::vector<std::string> extra, std::uint16_t max_port)
     : extra_(std::move(extra)), max_port_(max_port) {
+    start();
+}
+
+RedisServer::RedisServer(const TlsServer& tls, std::vector<std::string> extra)
+    : extra_(std::move(extra)),
+      tls_args_{"--tls-cert-file", tls.cert_file, "--tls-key-file", tls.key_file,
+                "--tls-ca-cert-file", tls.ca_file, "--tls-auth-clients", tls.auth_clients ? "yes" : "no"} {
+    start();
+}
+
+void RedisServer::start() {
     char pattern[] = "/tmp/holdfast-redis-XXXXXX";
     if (!::mkdtemp(pattern)) throw std::runtime_error("RedisServer: mkdtemp failed");
     dir_ = pattern;
     for (int attempt = 0;; ++attempt) {
         port_ = free_port(max_port_);
-        if (port_ == 6379) continue;
+        if (!tls_args_.empty()) tls_port_ = free_port(max_port_);
+        if (port_ == 6379 || tls_port_ == 6379 || port_ == tls_port_) continue;
         try {
             spawn();
             return;
@@ -78,6 +90,10 @@ void RedisServer::spawn() {
     std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
                                   "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile",
                                   dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"};
+    if (tls_port_ != 0) {
+        args.insert(args.end(), {"--tls-port", std::to_string(tls_port_)});
+        args.insert(args.end(), tls_args_.begin(), tls_args_.end());
+    }
     args.insert(args.end(), extra_.begin(), extra_.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

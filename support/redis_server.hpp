@@ -10,6 +10,14 @@
 
 namespace holdfast::support {
 
+/// A TLS port beside the plain one (which stays, for the test's own plain
+/// inspection connection): the server's certificate and key, the CA it checks
+/// client certificates with, and whether it demands one (tls-auth-clients).
+struct TlsServer {
+    std::string cert_file, key_file, ca_file;
+    bool auth_clients = false;
+};
+
 class RedisServer {
 public:
     /// Starts `redis-server` with `extra` appended to its command line
@@ -17,12 +25,16 @@ public:
     /// the log file if it does not answer PING within 10 s.
     /// `max_port`: the highest port to pick (a cluster node's bus port is port + 10000).
     explicit RedisServer(std::vector<std::string> extra = {}, std::uint16_t max_port = 65535);
+    /// Also listens for TLS on tls_port().
+    RedisServer(const TlsServer& tls, std::vector<std::string> extra = {});
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
 
     std::uint16_t port() const { return port_; }
     std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+    std::uint16_t tls_port() const { return tls_port_; }
+    std::string tls_url() const { return "rediss://127.0.0.1:" + std::to_string(tls_port_); }
     const std::string& dir() const { return dir_; }
     pid_t pid() const { return pid_; }
 
@@ -34,12 +46,15 @@ public:
     void resume();  // SIGCONT
 
 private:
+    void start();
     void spawn();
 
     std::vector<std::string> extra_;
     std::uint16_t max_port_ = 65535;
+    std::vector<std::string> tls_args_;  // without --tls-port, which start() picks
     std::string dir_;
     std::uint16_t port_ = 0;
+    std::uint16_t tls_port_ = 0;
     pid_t pid_ = -1;
 };
 

@@ -14,8 +14,7 @@ namespace {
 
 constexpr std::size_t read_chunk = 64 * 1024;
 
-std::exception_ptr connection_error(const std::string& message, bool auth = false) {
-    if (auth) return std::make_exception_ptr(AuthError(message));
+std::exception_ptr connection_error(const std::string& message) {
     return std::make_exception_ptr(ConnectionError(message));
 }
 
@@ -30,6 +29,7 @@ Connection::Connection(asio::io_context& io, const Config& config)
       connect_timer_(io),
       retry_timer_(io),
       watch_timer_(io),
+      tls_context_(config.tls.enabled ? make_tls_context(config) : nullptr),
       read_buffer_(read_chunk),
       backoff_(config.retry_interval) {}
 
@@ -126,6 +126,10 @@ void Connection::flush_after_read() {
 
 // Sends until the output is empty, from whichever thread became the writer.
 void Connection::drain(std::uint64_t epoch) {
+    if (tls_context_) {
+        asio::dispatch(io_, [self = shared_from_this(), epoch] { self->write_tls(epoch); });
+        return;
+    }
     std::lock_guard writing(write_mutex_);
     std::string batch;
     for (;;) {
@@ -188,6 +192,29 @@ void Connection::write_rest_async(std::string rest, std::uint64_t epoch) {
                       });
 }
 
+// TLS: the loop thread sends the output one batch at a time, until it is empty.
+void Connection::write_tls(std::uint64_t epoch) {
+    auto batch = std::make_shared<std::string>();
+    {
+        std::lock_guard lock(mutex_);
+        if (epoch != epoch_) return;
+        if (output_.empty() || fd_ < 0) {
+            writer_active_ = false;
+            return;
+        }
+        batch->swap(output_);
+    }
+    asio::async_write(*tls_, asio::buffer(*batch),
+                      [self = shared_from_this(), tls = tls_, batch, epoch](asio::error_code ec, std::size_t) {
+                          {
+                              std::lock_guard lock(self->mutex_);
+                              if (epoch != self->epoch_) return;
+                          }
+                          if (ec) return self->fail("write failed: " + ec.message());
+                          self->write_tls(epoch);
+                      });
+}
+
 void Connection::connect() {
     if (state_ == State::stopped) return;
     {
@@ -198,13 +225,16 @@ void Connection::connect() {
     auto self = shared_from_this();
     connect_timer_.expires_after(config_.connect_timeout);
     connect_timer_.async_wait([self, generation](asio::error_code ec) {
-        if (ec || generation != self->generation_ || self->state_ != State::connecting) return;
-        self->fail("connect timed out after " + std::to_string(self->config_.connect_timeout.count()) + " ms");
+        if (ec || generation != self->generation_) return;
+        const std::string after = std::to_string(self->config_.connect_timeout.count()) + " ms";
+        if (self->state_ == State::connecting) self->fail("connect timed out after " + after);
+        else if (self->state_ == State::tls)
+            self->fail("no answer to the TLS handshake within " + after +
+                       "; is this a TLS port? (use redis:// for a plain server)");
     });
     auto on_connect = [self, generation](asio::error_code ec) {
         if (generation != self->generation_ || self->state_ != State::connecting) return;
         if (ec) return self->fail("cannot connect: " + ec.message());
-        self->connect_timer_.cancel();
         self->on_connected();
     };
     if (!config_.unix_socket.empty()) {
@@ -227,6 +257,30 @@ void Connection::on_connected() {
     socket_.non_blocking(true, ignored);
     // Children the application starts must not inherit its Redis connections.
     ::fcntl(socket_.native_handle(), F_SETFD, FD_CLOEXEC);
+    if (tls_context_) return start_tls();
+    connect_timer_.cancel();
+    start_session();
+}
+
+// The connect timeout covers the TLS handshake too: a plain server never answers it.
+void Connection::start_tls() {
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::tls;
+    }
+    tls_ = make_tls_stream(socket_, *tls_context_, config_);
+    const auto generation = generation_;
+    tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this(), tls = tls_,
+                                                           generation](asio::error_code ec) {
+        if (generation != self->generation_ || self->state_ != State::tls) return;
+        if (is_tls_error(ec)) return self->fail(describe_tls_failure(ec, *tls, self->config_), Refusal::tls);
+        if (ec) return self->fail("TLS handshake failed: " + ec.message());
+        self->connect_timer_.cancel();
+        self->start_session();
+    });
+}
+
+void Connection::start_session() {
     reader_.reset();
     {
         std::lock_guard lock(mutex_);
@@ -263,10 +317,11 @@ void Connection::send_handshake() {
                 if (reply.is_error()) {
                     if (is_auth)
                         return self->fail(
-                            "AUTH refused (" + reply.str + "); check the user name and password in the URL", true);
+                            "AUTH refused (" + reply.str + "); check the user name and password in the URL",
+                            Refusal::auth);
                     return self->fail("the server refused the connection setup (" + reply.str +
                                           "); check the password and database number in the URL",
-                                      true);
+                                      Refusal::auth);
                 }
                 if (--self->handshake_replies_ == 0) self->became_ready();
             };
@@ -295,14 +350,33 @@ void Connection::became_ready() {
 }
 
 void Connection::read_more() {
-    const auto generation = generation_;
-    socket_.async_read_some(asio::buffer(read_buffer_),
-                            [self = shared_from_this(), generation](asio::error_code ec, std::size_t n) {
-                                if (generation != self->generation_) return;
-                                if (ec) return self->fail(ec == asio::error::eof ? "the server closed the connection"
-                                                                                 : "read failed: " + ec.message());
-                                self->on_bytes(n);
-                            });
+    auto on_read = [self = shared_from_this(), generation = generation_, tls = tls_](asio::error_code ec,
+                                                                                   std::size_t n) {
+        if (generation != self->generation_) return;
+        if (!ec) return self->on_bytes(n);
+        self->read_failed(ec, tls.get());
+    };
+    if (tls_) tls_->async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+    else socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+}
+
+void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
+    const bool closed = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+    const bool reset = ec == asio::error::connection_reset;
+    std::string why = closed  ? "the server closed the connection"
+                      : reset ? "the server closed the connection (" + ec.message() + ")"
+                              : "read failed: " + ec.message();
+    // Refused before the first reply: a TLS alert (a client certificate
+    // missing or refused) cannot be fixed by retrying; a plain client hung up
+    // on may be at a TLS port.
+    if (state_ == State::handshake) {
+        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls, config_), Refusal::tls);
+        if (closed || reset)
+            why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
+                         "key_file (--tls-cert, --tls-key)"
+                       : " before answering the handshake; if it requires TLS, use rediss://";
+    }
+    fail(why);
 }
 
 void Connection::on_bytes(std::size_t n) {
@@ -345,7 +419,7 @@ void Connection::on_bytes(std::size_t n) {
 }
 
 // Closes the socket, fails what was in flight, and schedules a reconnect.
-void Connection::fail(const std::string& why, bool auth_refused) {
+void Connection::fail(const std::string& why, Refusal refusal) {
     std::deque<InFlight> in_flight;
     bool was_established;
     {
@@ -368,13 +442,17 @@ void Connection::fail(const std::string& why, bool auth_refused) {
     }
     resolver_.cancel();
     connect_timer_.cancel();
-    auto error = connection_error("holdfast: connection to " + server_ + " lost (" + why + ")" +
-                                      (was_established ? "; the command may or may not have run" : ""),
-                                  auth_refused);
+    const std::string message = "holdfast: connection to " + server_ + " lost (" + why + ")" +
+                                (was_established ? "; the command may or may not have run" : "");
+    auto error = refusal == Refusal::auth  ? std::make_exception_ptr(AuthError(message))
+                 : refusal == Refusal::tls ? std::make_exception_ptr(TlsError(message))
+                                           : connection_error(message);
     for (auto& f : in_flight)
         if (f.handler) f.handler(error, Reply{});
-    // Retrying cannot fix refused credentials: fail the waiting commands now.
-    if (auth_refused) fail_waiting(connection_error("holdfast: " + server_ + ": " + why, true), true);
+    // Retrying cannot fix refused credentials or certificates: fail the waiting commands now.
+    const std::string refused = "holdfast: " + server_ + ": " + why;
+    if (refusal == Refusal::auth) fail_waiting(std::make_exception_ptr(AuthError(refused)), true);
+    if (refusal == Refusal::tls) fail_waiting(std::make_exception_ptr(TlsError(refused)), true);
     schedule_reconnect();
 }
 
@@ -423,6 +501,7 @@ void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
         // A peer that accepted but never answered is not "still connecting".
         if (!last_error_.empty()) reason = last_error_;
         else if (state_ == State::handshake) reason = "connected, but no answer to the handshake (PING) yet";
+        else if (state_ == State::tls) reason = "connected, but the TLS handshake has not finished";
         else reason = "still connecting";
     }
     if (expired.empty()) return;

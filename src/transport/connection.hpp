@@ -15,6 +15,7 @@
 
 #include "holdfast/config.hpp"
 #include "transport/reply.hpp"
+#include "transport/tls.hpp"
 
 namespace holdfast::detail {
 
@@ -32,14 +33,21 @@ using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 /// connection costs one syscall per batch, not per command. Only a full socket
 /// buffer hands a write to the loop's async_write.
 ///
+/// TLS (config.tls.enabled): the TLS handshake follows the TCP connect, then
+/// the same AUTH/SELECT/PING handshake. An SSL object must not be used from two
+/// threads, so every TLS write goes through the loop thread (write_tls: one
+/// async_write per batch) and reads are async_read_some on the TLS stream.
+///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
 ///
 /// Faults: commands in flight when the connection drops fail with
 /// ConnectionError (they may or may not have run). Commands submitted while
 /// disconnected wait for the reconnect up to Config::timeout, then fail naming
-/// the server. A command without a reply within Config::timeout closes the
-/// connection (a stalled server), which fails the commands behind it too.
+/// the server; a refusal that retrying cannot fix (credentials, a certificate)
+/// fails them at once (AuthError, TlsError). A command without a reply within
+/// Config::timeout closes the connection (a stalled server), which fails the
+/// commands behind it too.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(asio::io_context& io, const Config& config);
@@ -70,7 +78,10 @@ public:
     const std::string& server() const { return server_; }
 
 private:
-    enum class State { idle, connecting, handshake, ready, backoff, stopped };
+    // tls: TCP connected, TLS handshake under way; handshake: AUTH/SELECT/PING.
+    enum class State { idle, connecting, tls, handshake, ready, backoff, stopped };
+    // Failures retrying cannot fix fail the waiting commands at once, as this error.
+    enum class Refusal { none, auth, tls };
     using Clock = std::chrono::steady_clock;
     struct Pending {
         std::string encoded;
@@ -84,6 +95,9 @@ private:
 
     void connect();
     void on_connected();
+    void start_tls();
+    /// The connection carries bytes: read, and send the Redis handshake.
+    void start_session();
     void send_handshake();
     void became_ready();
     /// Appends to the output and the FIFO; true if the caller must drain().
@@ -93,9 +107,11 @@ private:
     void drain(std::uint64_t epoch);
     void flush_after_read();
     void write_rest_async(std::string rest, std::uint64_t generation);
+    void write_tls(std::uint64_t epoch);
     void read_more();
+    void read_failed(const asio::error_code& ec, TlsStream* tls);
     void on_bytes(std::size_t n);
-    void fail(const std::string& why, bool auth_refused = false);
+    void fail(const std::string& why, Refusal refusal = Refusal::none);
     void schedule_reconnect();
     void watch();
     void fail_waiting(const std::exception_ptr& error, bool all);
@@ -108,6 +124,8 @@ private:
     asio::steady_timer connect_timer_;
     asio::steady_timer retry_timer_;
     asio::steady_timer watch_timer_;
+    // Null for plain TCP; set once, so any thread may test it.
+    const std::shared_ptr<asio::ssl::context> tls_context_;
 
     // Held by the one thread writing to the socket, so fail() cannot close
     // (and the OS reuse) the descriptor under a send().
@@ -125,6 +143,9 @@ private:
 
     // io thread only.
     std::uint64_t generation_ = 0;  // bumps on each new socket; stale callbacks check it
+    // The TLS stream over socket_, new for each connection; pending operations
+    // hold their own reference, so a reconnect never frees one under them.
+    std::shared_ptr<TlsStream> tls_;
     std::vector<char> read_buffer_;
     ReplyReader reader_;
     std::chrono::milliseconds backoff_;

@@ -12,7 +12,6 @@ namespace {
 // Until each topology's transport lands (issue 10): a clear refusal.
 const Config& supported(const Config& config) {
     if (config.topology == Topology::sentinel) throw std::invalid_argument("holdfast: Sentinel is not supported yet");
-    if (config.tls.enabled) throw std::invalid_argument("holdfast: TLS is not supported yet");
     return config;
 }
 

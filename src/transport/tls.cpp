@@ -1,0 +1,117 @@
+#include "transport/tls.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "holdfast/errors.hpp"
+
+namespace holdfast::detail {
+namespace {
+
+const std::string& verified_name(const Config& config) {
+    return config.tls.server_name.empty() ? config.host : config.tls.server_name;
+}
+
+bool is_ip_literal(const std::string& name) {
+    asio::error_code ec;
+    asio::ip::make_address(name, ec);
+    return !ec;
+}
+
+// Loads one configured file, or throws TlsError naming it, the reason and the setting.
+template <class Load>
+void load_file(const std::string& file, const std::string& what, const std::string& setting, Load load) {
+    if (::access(file.c_str(), R_OK) != 0)
+        throw TlsError("holdfast: cannot read the TLS " + what + " '" + file + "' (" + std::strerror(errno) +
+                       "); check " + setting);
+    asio::error_code ec;
+    load(ec);
+    if (ec)
+        throw TlsError("holdfast: cannot use the TLS " + what + " '" + file + "' (" + ec.message() +
+                       "); check " + setting + " (a PEM file)");
+}
+
+}  // namespace
+
+std::shared_ptr<asio::ssl::context> make_tls_context(const Config& config) {
+    const TlsConfig& tls = config.tls;
+    auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+    SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
+    if (tls.ca_file.empty() && tls.ca_directory.empty()) {
+        asio::error_code ignored;  // no system store: every certificate is then untrusted, which says so
+        context->set_default_verify_paths(ignored);
+    }
+    if (!tls.ca_file.empty())
+        load_file(tls.ca_file, "CA file", "TlsConfig::ca_file (--tls-ca)",
+                  [&](asio::error_code& ec) { context->load_verify_file(tls.ca_file, ec); });
+    if (!tls.ca_directory.empty())
+        load_file(tls.ca_directory, "CA directory", "TlsConfig::ca_directory",
+                  [&](asio::error_code& ec) { context->add_verify_path(tls.ca_directory, ec); });
+    if (tls.cert_file.empty() != tls.key_file.empty())
+        throw TlsError("holdfast: a TLS client certificate needs its key: give TlsConfig::cert_file and key_file "
+                       "(--tls-cert, --tls-key) together");
+    if (!tls.cert_file.empty()) {
+        load_file(tls.cert_file, "client certificate", "TlsConfig::cert_file (--tls-cert)",
+                  [&](asio::error_code& ec) { context->use_certificate_chain_file(tls.cert_file, ec); });
+        load_file(tls.key_file, "client key", "TlsConfig::key_file (--tls-key)", [&](asio::error_code& ec) {
+            context->use_private_key_file(tls.key_file, asio::ssl::context::pem, ec);
+        });
+        if (SSL_CTX_check_private_key(context->native_handle()) != 1)
+            throw TlsError("holdfast: the TLS client key '" + tls.key_file + "' does not belong to the certificate '" +
+                           tls.cert_file + "'; check TlsConfig::key_file (--tls-key)");
+    }
+    context->set_verify_mode(tls.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+    return context;
+}
+
+std::shared_ptr<TlsStream> make_tls_stream(asio::generic::stream_protocol::socket& socket,
+                                           asio::ssl::context& context, const Config& config) {
+    auto stream = std::make_shared<TlsStream>(socket, context);
+    SSL* ssl = stream->native_handle();
+    const std::string& name = verified_name(config);
+    const bool ip = is_ip_literal(name);
+    if (!ip) SSL_set_tlsext_host_name(ssl, name.c_str());
+    // The check asio::ssl::host_name_verification makes (X509_check_host /
+    // _ip), done by OpenSSL itself so that a mismatch reports its own reason
+    // ("hostname mismatch") rather than an unspecified verify failure.
+    if (config.tls.verify) {
+        if (ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name.c_str());
+        else SSL_set1_host(ssl, name.c_str());
+    }
+    return stream;
+}
+
+bool is_tls_error(const asio::error_code& ec) {
+    return ec.category() == asio::error::get_ssl_category() && ec != asio::ssl::error::stream_truncated;
+}
+
+std::string describe_tls_failure(const asio::error_code& ec, TlsStream& stream, const Config& config) {
+    const auto reason = ERR_GET_REASON(static_cast<unsigned long>(ec.value()));
+    if (ec.category() == asio::error::get_ssl_category() && reason == SSL_R_CERTIFICATE_VERIFY_FAILED) {
+        const long result = SSL_get_verify_result(stream.native_handle());
+        const std::string why = std::string("certificate verify failed: ") + X509_verify_cert_error_string(result);
+        if (result == X509_V_ERR_HOSTNAME_MISMATCH || result == X509_V_ERR_IP_ADDRESS_MISMATCH)
+            return "TLS: the server's certificate does not name '" + verified_name(config) + "' (" + why +
+                   "); connect by a name it carries, or set TlsConfig::server_name to one";
+        return "TLS: the server's certificate is not trusted (" + why +
+               "); give the CA that signed it with TlsConfig::ca_file (--tls-ca)";
+    }
+    if (reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
+        return "TLS: the server requires a client certificate (" + ec.message() +
+               "); give TlsConfig::cert_file and key_file (--tls-cert, --tls-key)";
+    if (reason == SSL_R_SSLV3_ALERT_BAD_CERTIFICATE || reason == SSL_R_TLSV1_ALERT_UNKNOWN_CA ||
+        reason == SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN)
+        return "TLS: the server refused the client certificate (" + ec.message() +
+               "); check TlsConfig::cert_file (--tls-cert) is signed by a CA the server trusts";
+    if (reason == SSL_R_WRONG_VERSION_NUMBER || reason == SSL_R_PACKET_LENGTH_TOO_LONG)
+        return "TLS handshake failed (" + ec.message() +
+               "): the server does not speak TLS on this port; use redis:// for a plain server";
+    return "TLS failed (" + ec.message() + ")";
+}
+
+}  // namespace holdfast::detail
