@@ -49,26 +49,26 @@ void validate(const Config& config) {
         throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");
     positive(config.replica_sync_timeout, "replica_sync_timeout");
     if (config.database < 0) throw std::invalid_argument("holdfast: Config::database must be >= 0");
-    auto fail = [](const std::string& why) { throw std::invalid_argument("holdfast: Config: " + why); };
+    auto fail = [](const std::string& why) { throw std::invalid_argument("holdfast: Config::" + why); };
     switch (config.topology) {
         case Topology::single:
             if (config.unix_socket.empty() && config.host.empty()) fail("host is empty");
             if (config.unix_socket.empty() && config.port == 0) fail("port must not be 0");
-            if (!config.unix_socket.empty() && config.tls.enabled) fail("TLS over a Unix socket is not supported");
+            if (!config.unix_socket.empty() && config.tls.enabled) fail("tls: TLS over a Unix socket (unix_socket) is not supported");
             break;
         case Topology::sentinel:
-            if (config.servers.empty()) fail("Topology::sentinel needs the sentinels' addresses in `servers`");
-            if (config.sentinel_master.empty()) fail("Topology::sentinel needs `sentinel_master`, the master's name");
+            if (config.servers.empty()) fail("servers: Topology::sentinel needs the sentinels' addresses");
+            if (config.sentinel_master.empty()) fail("sentinel_master: Topology::sentinel needs the master's name");
             break;
         case Topology::cluster:
-            if (config.servers.empty()) fail("Topology::cluster needs at least one seed node in `servers`");
-            if (config.database != 0) fail("a cluster has only database 0");
+            if (config.servers.empty()) fail("servers: Topology::cluster needs at least one seed node");
+            if (config.database != 0) fail("database: a cluster has only database 0");
             break;
     }
     for (const ServerAddress& s : config.servers)
-        if (s.host.empty() || s.port == 0) fail("a server in `servers` has no host or port 0");
+        if (s.host.empty() || s.port == 0) fail("servers: a server has no host, or port 0");
     if (config.tls.cert_file.empty() != config.tls.key_file.empty())
-        fail("TLS needs both a client certificate and its key, or neither");
+        fail("tls: give both cert_file and key_file (a client certificate and its key), or neither");
 }
 
 const Config& validated(const Config& config) {
