@@ -15,6 +15,7 @@
 #include "holdfast/config.hpp"
 #include "transport/connection.hpp"
 #include "transport/script.hpp"
+#include "transport/sentinel.hpp"
 #include "transport/subscriber.hpp"
 
 namespace holdfast::detail {
@@ -40,6 +41,23 @@ public:
     void eval(const Script& script, const std::vector<std::string_view>& keys,
               const std::vector<std::string_view>& args, ReplyHandler handler);
 
+    /// What a WAIT after a write found: `replicas` the master had (0: no
+    /// WAIT was sent), how many `acknowledged`, and the master's address.
+    struct ReplicaAck {
+        int replicas = 0;
+        long long acknowledged = 0;
+        std::string master;
+    };
+    /// After a write for `key` (Config::replica_sync, docs/deployments.md):
+    /// `WAIT <replicas> <replica_sync_timeout>` on the connection that sent
+    /// the write, so it covers it; nothing when sync is off or the master has
+    /// no replicas. An error reply (an ACL refusing WAIT) counts as no replicas.
+    void sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done);
+    /// Whether sync_replicas() would send a WAIT now: a cheap check first.
+    bool syncs_replicas(std::string_view key) {
+        return config_.replica_sync != ReplicaSync::off && connection_for(key).replicas() > 0;
+    }
+
     /// The shard (connection index) serving `key`: callers batching several
     /// keys in one script group them by this.
     std::size_t shard_of(std::string_view key) const;
@@ -59,12 +77,16 @@ public:
 
 private:
     Connection& connection_for(std::string_view key);
+    /// Topology::sentinel: connections find the master through the sentinels
+    /// and leave it on +switch-master. Throws if no sentinel names it.
+    void follow_sentinels(const std::shared_ptr<Connection>& pubsub);
 
     Config config_;
     asio::io_context io_;
     asio::executor_work_guard<asio::io_context::executor_type> work_;
     std::vector<std::shared_ptr<Connection>> connections_;
     std::unique_ptr<Subscriber> subscriber_;
+    std::shared_ptr<Sentinels> sentinels_;
     std::mutex waiters_mutex_;
     bool closing_ = false;
     std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;
