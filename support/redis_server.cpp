@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -33,10 +34,16 @@ std::uint16_t free_port() {
     return ntohs(addr.sin_port);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra) : extra_(std::move(extra)) {
+RedisServer::RedisServer(std::vector<std::string> extra) : RedisServer(std::move(extra), std::string()) {}
+
+RedisServer::RedisServer(std::vector<std::string> extra, std::string config_file_text) : extra_(std::move(extra)) {
     char pattern[] = "/tmp/holdfast-redis-XXXXXX";
     if (!::mkdtemp(pattern)) throw std::runtime_error("RedisServer: mkdtemp failed");
     dir_ = pattern;
+    if (!config_file_text.empty()) {
+        config_file_ = dir_ + "/redis.conf";
+        std::ofstream(config_file_) << config_file_text;
+    }
     for (int attempt = 0;; ++attempt) {
         port_ = free_port();
         if (port_ == 6379) continue;
@@ -60,9 +67,11 @@ RedisServer::~RedisServer() {
 }
 
 void RedisServer::spawn() {
-    std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+    std::vector<std::string> args{"redis-server"};
+    if (!config_file_.empty()) args.push_back(config_file_);  // must come first
+    args.insert(args.end(), {"--port", std::to_string(port_), "--bind", "127.0.0.1",
                                   "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile",
-                                  dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"};
+                                  dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"});
     args.insert(args.end(), extra_.begin(), extra_.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

@@ -16,6 +16,9 @@ public:
     /// (e.g. {"--requirepass", "secret"}). Throws std::runtime_error naming
     /// the log file if it does not answer PING within 10 s.
     explicit RedisServer(std::vector<std::string> extra = {});
+    /// As above, with `config_file_text` written to dir()/redis.conf and
+    /// given first (a sentinel: its `sentinel monitor` lines and --sentinel).
+    RedisServer(std::vector<std::string> extra, std::string config_file_text);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -36,6 +39,7 @@ private:
     void spawn();
 
     std::vector<std::string> extra_;
+    std::string config_file_;  // path, or empty
     std::string dir_;
     std::uint16_t port_ = 0;
     pid_t pid_ = -1;
