@@ -126,8 +126,14 @@ void SentinelGroup::wait_for_replicas(std::uint16_t master_port, int count, std:
         [&] {
             SyncRedis master(master_port);
             auto role = master.command({"ROLE"});
-            return role->type == REDIS_REPLY_ARRAY && role->elements >= 3 &&
-                   static_cast<int>(role->element[2]->elements) >= count;
+            if (role->type != REDIS_REPLY_ARRAY || role->elements < 3 ||
+                static_cast<int>(role->element[2]->elements) < count)
+                return false;
+            // Online is not yet acknowledging: wait for an acknowledged write.
+            master.command({"SET", "holdfast:fixture:probe", "1"});
+            const bool acked = master.integer({"WAIT", std::to_string(count), "1000"}) >= count;
+            master.command({"DEL", "holdfast:fixture:probe"});
+            return acked;
         },
         within, "the master on port " + std::to_string(master_port) + " has no " + std::to_string(count) +
                     " replica(s) online");

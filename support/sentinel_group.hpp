@@ -42,7 +42,8 @@ public:
     /// failover that takes a vote, such as after kill -9 of the master).
     void wait_until_sentinels_agree(std::chrono::seconds within = std::chrono::seconds(30));
 
-    /// Waits until the master (by port) reports `count` replicas online.
+    /// Waits until the master (by port) reports `count` replicas online that
+    /// acknowledge its writes (WAIT).
     static void wait_for_replicas(std::uint16_t master_port, int count,
                                   std::chrono::seconds within = std::chrono::seconds(20));
 

@@ -137,12 +137,14 @@ protected:
             std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(master->port())});
         support::SentinelGroup::wait_for_replicas(master->port(), 1);
         raw = std::make_unique<support::SyncRedis>(master->port());
+        raw->command({"CONFIG", "RESETSTAT"});  // the fixture's own WAIT does not count
     }
-    Config config(ReplicaSync mode) const {
+    /// A short timeout where the replica is paused, a generous one where it must ack.
+    Config config(ReplicaSync mode, std::chrono::milliseconds sync_timeout = 300ms) const {
         Config c;
         c.port = master->port();
         c.replica_sync = mode;
-        c.replica_sync_timeout = 300ms;
+        c.replica_sync_timeout = sync_timeout;
         return c;
     }
     std::unique_ptr<support::RedisServer> master, replica;
@@ -150,7 +152,7 @@ protected:
 };
 
 TEST_F(ReplicaSyncTest, WaitsForTheReplicaAfterAcquireAndRelease) {
-    Client client(config(ReplicaSync::required));
+    Client client(config(ReplicaSync::required, 2500ms));
     Lock lock(client, "synced");
     raw->command({"CONFIG", "RESETSTAT"});
     lock.lock();
