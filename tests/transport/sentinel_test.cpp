@@ -62,6 +62,17 @@ TEST(SentinelUnreachable, NoSentinelReachableFailsTheClientNamingThem) {
     EXPECT_NE(what.find("'orders-master'"), std::string::npos) << what;
 }
 
+TEST(SentinelAuth, ASentinelRefusingAuthFailsTheClientWithAuthError) {
+    const std::string conf = "sentinel monitor guarded 127.0.0.1 " + std::to_string(support::free_port()) + " 1\n";
+    support::RedisServer sentinel({"--sentinel", "--requirepass", "right"}, conf);
+    Config c = Config::from_uri("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) + "#guarded");
+    c.sentinel_password = "wrong";
+    const std::string what = what_of([&] { Client client(c); });
+    EXPECT_NE(what.find("AUTH refused"), std::string::npos) << what;
+    EXPECT_NE(what.find("'guarded'"), std::string::npos) << what;
+    EXPECT_THROW(Client{c}, AuthError);
+}
+
 // SENTINEL FAILOVER: the same client goes on, on the new master: new locks, a
 // held lock renewed (or its loss told), a waiter woken.
 TEST_F(Sentinel, FollowsAFailover) {
@@ -160,6 +171,28 @@ TEST_F(ReplicaSyncTest, WaitsForTheReplicaAfterAcquireAndRelease) {
     EXPECT_EQ(command_calls(*raw, "wait"), 2);
     support::SyncRedis copy(replica->port());
     EXPECT_EQ(copy.integer({"EXISTS", "synced"}), 0);
+}
+
+// A replica attached after the client connected is learnt by the periodic ROLE.
+TEST(ReplicaSyncLater, AReplicaAttachedLaterIsWaitedFor) {
+    support::RedisServer master({"--repl-diskless-sync-delay", "0"});
+    Config c;
+    c.port = master.port();
+    c.replica_sync_timeout = 2500ms;
+    Client client(c);
+    Lock lock(client, "later");
+    lock.lock();
+    lock.unlock();
+    support::SyncRedis raw(master.port());
+    EXPECT_EQ(command_calls(raw, "wait"), 0);
+    support::RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(master.port())});
+    support::SentinelGroup::wait_for_replicas(master.port(), 1);
+    raw.command({"CONFIG", "RESETSTAT"});
+    EXPECT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return command_calls(raw, "wait") >= 2;
+    }));
 }
 
 TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
