@@ -162,6 +162,16 @@ protected:
     std::unique_ptr<support::SyncRedis> raw;
 };
 
+TEST_F(ReplicaSyncTest, ASemaphoreWaitsForTheReplicaToo) {
+    Client client(config(ReplicaSync::required, 2500ms));
+    Semaphore slots(client, "synced-slots");
+    ASSERT_TRUE(slots.try_set_permits(1));
+    raw->command({"CONFIG", "RESETSTAT"});
+    slots.acquire();
+    slots.release();
+    EXPECT_EQ(command_calls(*raw, "wait"), 2);
+}
+
 TEST_F(ReplicaSyncTest, WaitsForTheReplicaAfterAcquireAndRelease) {
     Client client(config(ReplicaSync::required, 2500ms));
     Lock lock(client, "synced");
@@ -206,6 +216,16 @@ TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
     EXPECT_THROW(lock.try_lock(), ReplicaSyncError);
     EXPECT_EQ(raw->integer({"EXISTS", "unsynced"}), 0) << "the unsynced hold was not given back";
     EXPECT_FALSE(lock.is_locked());
+}
+
+TEST_F(ReplicaSyncTest, RequiredGivesBackSemaphorePermitsNoReplicaAcknowledged) {
+    Client client(config(ReplicaSync::required));
+    Semaphore slots(client, "slots");
+    ASSERT_TRUE(slots.try_set_permits(3));
+    replica->pause();
+    const std::string what = what_of([&] { slots.try_acquire(2); });
+    EXPECT_NE(what.find("2 permit(s) of semaphore 'slots'"), std::string::npos) << what;
+    EXPECT_EQ(slots.available_permits(), 3) << "the unsynced permits were not given back";
 }
 
 TEST_F(ReplicaSyncTest, WaitModeGoesOnWithoutAcknowledgement) {
