@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -49,20 +50,28 @@ std::uint16_t free_port(std::uint16_t max_port) {
 
 RedisServer::RedisServer(std::vector<std::string> extra, std::uint16_t max_port)
     : extra_(std::move(extra)), max_port_(max_port) {
-    start();
+    start({});
 }
 
 RedisServer::RedisServer(const TlsServer& tls, std::vector<std::string> extra)
     : extra_(std::move(extra)),
       tls_args_{"--tls-cert-file", tls.cert_file, "--tls-key-file", tls.key_file,
                 "--tls-ca-cert-file", tls.ca_file, "--tls-auth-clients", tls.auth_clients ? "yes" : "no"} {
-    start();
+    start({});
 }
 
-void RedisServer::start() {
+RedisServer::RedisServer(std::vector<std::string> extra, std::string config_file_text) : extra_(std::move(extra)) {
+    start(config_file_text);
+}
+
+void RedisServer::start(const std::string& config_file_text) {
     char pattern[] = "/tmp/holdfast-redis-XXXXXX";
     if (!::mkdtemp(pattern)) throw std::runtime_error("RedisServer: mkdtemp failed");
     dir_ = pattern;
+    if (!config_file_text.empty()) {
+        config_file_ = dir_ + "/redis.conf";
+        std::ofstream(config_file_) << config_file_text;
+    }
     for (int attempt = 0;; ++attempt) {
         port_ = free_port(max_port_);
         if (!tls_args_.empty()) tls_port_ = free_port(max_port_);
@@ -87,9 +96,11 @@ RedisServer::~RedisServer() {
 }
 
 void RedisServer::spawn() {
-    std::vector<std::string> args{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+    std::vector<std::string> args{"redis-server"};
+    if (!config_file_.empty()) args.push_back(config_file_);  // must come first
+    args.insert(args.end(), {"--port", std::to_string(port_), "--bind", "127.0.0.1",
                                   "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile",
-                                  dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"};
+                                  dir_ + "/redis.log", "--daemonize", "no", "--protected-mode", "no"});
     if (tls_port_ != 0) {
         args.insert(args.end(), {"--tls-port", std::to_string(tls_port_)});
         args.insert(args.end(), tls_args_.begin(), tls_args_.end());

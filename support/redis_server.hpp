@@ -27,6 +27,9 @@ public:
     explicit RedisServer(std::vector<std::string> extra = {}, std::uint16_t max_port = 65535);
     /// Also listens for TLS on tls_port().
     RedisServer(const TlsServer& tls, std::vector<std::string> extra = {});
+    /// With `config_file_text` written to dir()/redis.conf and given first (a
+    /// sentinel: its `sentinel monitor` lines and --sentinel).
+    RedisServer(std::vector<std::string> extra, std::string config_file_text);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -46,12 +49,13 @@ public:
     void resume();  // SIGCONT
 
 private:
-    void start();
+    void start(const std::string& config_file_text);
     void spawn();
 
     std::vector<std::string> extra_;
     std::uint16_t max_port_ = 65535;
     std::vector<std::string> tls_args_;  // without --tls-port, which start() picks
+    std::string config_file_;  // path, or empty
     std::string dir_;
     std::uint16_t port_ = 0;
     std::uint16_t tls_port_ = 0;

@@ -10,6 +10,7 @@
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
 #include "primitive/errors.hpp"
+#include "primitive/replica_sync.hpp"
 #include "lock/kind.hpp"
 
 namespace holdfast {
@@ -123,9 +124,8 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
         });
     };
     const detail::Script* renew = lease ? nullptr : &kind_->renew();
-    detail::acquire(core.transport, std::move(request),
-                    [&core, kind = kind_, name = name_, owner = std::move(owner), renew, ttl, sent, watch,
-                     done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
+    auto finish = [&core, kind = kind_, name = name_, owner, renew, ttl, sent, watch,
+                   done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
                         const std::string field = kind->hold_field(owner);
                         // Watched before the caller learns it holds the lock, so renewal never lags.
                         if (!error && acquired) {
@@ -134,6 +134,22 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
                         }
                         if (error && watch == Watch::watchdog) give_back_unknown(core, *kind, name, owner, error);
                         done(error, acquired, token);
+                    };
+    // Replica sync (docs/deployments.md) before the caller learns it holds the lock.
+    detail::acquire(core.transport, std::move(request),
+                    [&core, kind = kind_, name = name_, owner = std::move(owner), finish = std::move(finish)](
+                        std::exception_ptr error, bool acquired, std::int64_t token) mutable {
+                        if (error || !acquired || !core.transport.syncs_replicas(name))
+                            return finish(std::move(error), acquired, token);
+                        auto give_back = [&core, kind, name, owner](std::function<void()> then) {
+                            kind->release(core, name, owner, "0", [then](std::exception_ptr, Reply) { then(); });
+                        };
+                        detail::sync_acquire(
+                            core.transport, name, std::string(kind->noun()) + " " + detail::quoted(name),
+                            std::move(give_back),
+                            [finish = std::move(finish), token](std::exception_ptr e) mutable {
+                                finish(e, !e, e ? 0 : token);
+                            });
                     });
 }
 
@@ -145,8 +161,7 @@ void Lock::release(std::string owner, Released done) {
     // explicit lease keeps its deadline (0).
     const std::string lease_ms =
         core.watchdog.renews(name_, field) ? std::to_string(core.watchdog.lease().count()) : "0";
-    kind_->release(core, name_, owner, lease_ms,
-                   [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
+    auto after = [&core, kind = kind_, name = name_, owner, field, done = std::move(done)](
                        std::exception_ptr error, Reply reply) mutable {
                        // Every script writes last, so a Redis error reply (an ACL refusing
                        // the channel, say) changed nothing: the hold is still held and renewed.
@@ -185,6 +200,15 @@ void Lock::release(std::string owner, Released done) {
                                "only what this owner locked, and watch lease_lost_token() to learn when a hold is "
                                "lost")));
                        done(nullptr);
+                   };
+    kind_->release(core, name_, owner, lease_ms,
+                   [&core, name = name_, after = std::move(after)](std::exception_ptr error, Reply reply) mutable {
+                       if (error || !core.transport.syncs_replicas(name)) return after(std::move(error), std::move(reply));
+                       // Replica sync: the caller learns of the release once replicas have it.
+                       auto shared = std::make_shared<decltype(after)>(std::move(after));
+                       detail::sync_release(core.transport, name, [shared, reply = std::move(reply)]() mutable {
+                           (*shared)(nullptr, std::move(reply));
+                       });
                    });
 }
 

@@ -13,6 +13,7 @@
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
+#include "primitive/replica_sync.hpp"
 #include "semaphore/channel.hpp"
 
 namespace holdfast {
@@ -78,8 +79,21 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     };
     request.deadline = detail::deadline_after(wait);
     detail::acquire(core.transport, std::move(request),
-                    [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
-                        done(std::move(error), acquired);
+                    [&core, name = name_, noun = noun_, permits, done = std::move(done)](
+                        std::exception_ptr error, bool acquired, std::int64_t) {
+                        if (error || !acquired || !core.transport.syncs_replicas(name))
+                            return done(std::move(error), acquired);
+                        // Replica sync (docs/deployments.md); giving back is a release of the permits.
+                        auto give_back = [&core, name, permits](std::function<void()> then) {
+                            core.transport.eval(scripts::semaphore_release, {name, detail::semaphore_channel(name)},
+                                                {std::to_string(permits), publish_command},
+                                                [then](std::exception_ptr, Reply) { then(); });
+                        };
+                        detail::sync_acquire(core.transport, name,
+                                             std::to_string(permits) + " permit(s) of " + std::string(noun) + " " +
+                                                 detail::quoted(name),
+                                             std::move(give_back),
+                                             [done](std::exception_ptr e) { done(e, !e); });
                     });
 }
 
@@ -89,7 +103,10 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
     detail::eval_reporting(
         core, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
         {std::to_string(delta), std::string(core.transport.publish_command())}, name_, std::move(what),
-        [done = std::move(done), delta](std::exception_ptr error, Reply) { done(explain_overflow(error, delta)); },
+        [&core, name = name_, done = std::move(done), delta](std::exception_ptr error, Reply) {
+            if (error || !core.transport.syncs_replicas(name)) return done(explain_overflow(error, delta));
+            detail::sync_release(core.transport, name, [done] { done(nullptr); });
+        },
         noun_);
 }
 

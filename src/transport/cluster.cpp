@@ -136,6 +136,10 @@ std::shared_ptr<Connection> Cluster::connection(const ServerAddress& address, st
     return pool[pick % pool.size()];
 }
 
+std::shared_ptr<Connection> Cluster::connection_for(std::string_view key) {
+    return connection(owner(key_slot(key)), std::hash<std::string_view>{}(key));
+}
+
 void Cluster::send_to(const ServerAddress& master, std::string_view encoded, ReplyHandler handler) {
     connection(master, 0)->submit(encoded, std::move(handler));
 }

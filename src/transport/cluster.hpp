@@ -67,6 +67,9 @@ public:
     ServerAddress owner(std::size_t slot) const;
     /// Every master in the map.
     std::vector<ServerAddress> masters() const;
+    /// The connection send() writes a command for `key` on (while the map
+    /// holds): a WAIT there covers the writes sent before it.
+    std::shared_ptr<Connection> connection_for(std::string_view key);
     /// Sends RESP bytes to `master` itself, not routed by key (SCAN a node's keys).
     void send_to(const ServerAddress& master, std::string_view encoded, ReplyHandler handler);
 

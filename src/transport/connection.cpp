@@ -104,7 +104,10 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
 bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
     const bool awaiting_replies = !in_flight_.empty();
     output_ += encoded;
-    if (handler) in_flight_.push_back({std::move(handler), now});
+    // Behind a sentinel a READONLY reply sends the command again: keep it.
+    if (handler)
+        in_flight_.push_back({std::move(handler), now,
+                              config_.topology == Topology::sentinel ? std::string(encoded) : std::string()});
     if (writer_active_) return false;  // the active writer sends these too
     // Replies are due, so the loop will wake to read them and then send
     // everything queued by then in one batch (flush_after_read).
@@ -222,7 +225,24 @@ void Connection::connect() {
         state_ = State::connecting;
     }
     const auto generation = ++generation_;
+    if (!config_.unix_socket.empty()) return connect_to({});
+    if (!locate) return connect_to({config_.host, config_.port});
+    // The locator bounds its own time (a connect timeout per sentinel).
+    locate([self = shared_from_this(), generation](std::exception_ptr error, ServerAddress address) {
+        if (generation != self->generation_ || self->state_ != State::connecting) return;
+        if (!error) return self->connect_to(address);
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            self->fail(e.what());
+        }
+    });
+}
+
+void Connection::connect_to(const ServerAddress& address) {
+    address_ = address;
     auto self = shared_from_this();
+    const auto generation = generation_;
     connect_timer_.expires_after(config_.connect_timeout);
     connect_timer_.async_wait([self, generation](asio::error_code ec) {
         if (ec || generation != self->generation_) return;
@@ -242,7 +262,7 @@ void Connection::connect() {
         return;
     }
     resolver_.async_resolve(
-        config_.host, std::to_string(config_.port),
+        address.host, std::to_string(address.port),
         [self, generation, on_connect](asio::error_code ec, asio::ip::tcp::resolver::results_type results) {
             if (generation != self->generation_ || self->state_ != State::connecting) return;
             if (ec || results.empty()) return self->fail("cannot resolve host: " + ec.message());
@@ -292,9 +312,11 @@ void Connection::start_session() {
 }
 
 // AUTH and SELECT when configured, and always a PING: the handshake proves the
-// peer speaks RESP before any command is trusted to it.
+// peer speaks RESP before any command is trusted to it. ROLE, behind a
+// sentinel or with replica sync on: is it the master, with how many replicas.
 void Connection::send_handshake() {
     std::vector<std::string> commands;
+    const bool asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
     if (!config_.password.empty()) {
         commands.push_back(config_.username.empty()
                                ? encode_command({"AUTH", config_.password})
@@ -302,6 +324,8 @@ void Connection::send_handshake() {
     }
     if (config_.database != 0) commands.push_back(encode_command({"SELECT", std::to_string(config_.database)}));
     commands.push_back(encode_command({"PING"}));
+    if (asks_role) commands.push_back(encode_command({"ROLE"}));
+    role_checked_ = Clock::now();
     handshake_replies_ = static_cast<int>(commands.size());
     const auto generation = generation_;
     bool must_drain = false;
@@ -310,11 +334,14 @@ void Connection::send_handshake() {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < commands.size(); ++i) {
             const bool is_auth = i == 0 && !config_.password.empty();
-            auto handler = [self = shared_from_this(), generation, is_auth](std::exception_ptr error, Reply reply) {
+            const bool is_role = asks_role && i + 1 == commands.size();
+            auto handler = [self = shared_from_this(), generation, is_auth, is_role](std::exception_ptr error,
+                                                                                      Reply reply) {
                 if (error || generation != self->generation_) return;
+                if (is_role && !self->on_role(reply)) return;
                 // Refused credentials or database: retrying cannot help, so
                 // waiting commands fail now (AuthError) rather than at the timeout.
-                if (reply.is_error()) {
+                if (reply.is_error() && !is_role) {
                     if (is_auth)
                         return self->fail(
                             "AUTH refused (" + reply.str + "); check the user name and password in the URL",
@@ -390,7 +417,7 @@ void Connection::on_bytes(std::size_t n) {
             return fail(std::string(e.what()) + " (is this a Redis server?)");
         }
         if (!reply) break;
-        ReplyHandler handler;
+        InFlight answered;
         // Pushes come only on an established connection, never in the handshake.
         if (state_ == State::ready && is_push && is_push(*reply)) {
             on_push(std::move(*reply));
@@ -400,12 +427,19 @@ void Connection::on_bytes(std::size_t n) {
         {
             std::lock_guard lock(mutex_);
             if (!in_flight_.empty()) {
-                handler = std::move(in_flight_.front().handler);
+                answered = std::move(in_flight_.front());
                 in_flight_.pop_front();
             }
         }
-        if (handler) {
-            handler(nullptr, std::move(*reply));
+        if (answered.handler) {
+            if (!answered.encoded.empty() && reply->is_error_code("READONLY")) {
+                {
+                    std::lock_guard lock(mutex_);
+                    waiting_.push_front({std::move(answered.encoded), std::move(answered.handler), answered.sent});
+                }
+                return fail(address_.name() + " was demoted to a replica (READONLY); asking the sentinels again");
+            }
+            answered.handler(nullptr, std::move(*reply));
         } else if (on_push) {
             on_push(std::move(*reply));
         } else {
@@ -481,6 +515,7 @@ void Connection::watch() {
             stalled = !self->in_flight_.empty() && self->in_flight_.front().sent + self->config_.timeout <= now;
         }
         if (stalled) self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms");
+        self->refresh_role(now);
         self->fail_waiting(nullptr, false);
         self->watch();
     });

@@ -4,6 +4,7 @@
 #include <asio.hpp>
 #include <asio/generic/stream_protocol.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <exception>
@@ -23,6 +24,11 @@ namespace holdfast::detail {
 /// reply, which may itself be a server error reply.
 using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 
+/// Where a Connection connects next (Topology::sentinel: the master the
+/// sentinels name), asked before each connect attempt.
+using LocateHandler = std::function<void(std::exception_ptr error, ServerAddress address)>;
+using Locator = std::function<void(LocateHandler)>;
+
 /// A connection pipelines: every command submitted is appended to one output
 /// buffer and its handler to a FIFO; replies complete handlers in order.
 ///
@@ -40,6 +46,10 @@ using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 ///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
+///
+/// Behind a sentinel (Topology::sentinel, `locate` set) a -READONLY reply
+/// means the master was demoted: that command did not run, so it is queued
+/// again for the next master, and the connection reconnects through `locate`.
 ///
 /// Faults: commands in flight when the connection drops fail with
 /// ConnectionError (they may or may not have run). Commands submitted while
@@ -72,10 +82,26 @@ public:
     /// Runs on the io thread each time the connection is (re)established and
     /// authenticated, before queued commands are written.
     std::function<void()> on_ready;
+    /// Set: asked where to connect before each attempt, instead of the
+    /// config's host and port (a Sentinel master).
+    Locator locate;
+
+    /// Loop thread: drops the connection unless it is (being) made to
+    /// `keep`; it reconnects through the locator. A failover's +switch-master.
+    void drop_unless(const ServerAddress& keep, const std::string& why);
+
+    /// Replicas the master reported connected (ROLE, in the handshake and
+    /// every few seconds while Config::replica_sync is on); 0 when unknown
+    /// (ROLE refused by an ACL). Any thread.
+    int replicas() const { return replicas_.load(std::memory_order_relaxed); }
+    /// A WAIT answered that more replicas acknowledged than ROLE reported.
+    void saw_replicas(int count);
 
     /// io thread only.
     bool ready() const { return state_ == State::ready; }
     const std::string& server() const { return server_; }
+    /// Where it is (or was last) connected: behind a sentinel, the master's address.
+    std::string address() const { return locate ? address_.name() : server_; }
 
 private:
     // tls: TCP connected, TLS handshake under way; handshake: AUTH/SELECT/PING.
@@ -91,9 +117,14 @@ private:
     struct InFlight {
         ReplyHandler handler;
         Clock::time_point sent;
+        std::string encoded;  // Topology::sentinel only: sent again after a READONLY
     };
 
     void connect();
+    void connect_to(const ServerAddress& address);
+    /// The ROLE reply of the handshake or a refresh; false if this server may
+    /// not serve (Topology::sentinel and not a master), having failed the connection.
+    bool on_role(const Reply& reply);
     void on_connected();
     void start_tls();
     /// The connection carries bytes: read, and send the Redis handshake.
@@ -114,6 +145,7 @@ private:
     void fail(const std::string& why, Refusal refusal = Refusal::none);
     void schedule_reconnect();
     void watch();
+    void refresh_role(Clock::time_point now);
     void fail_waiting(const std::exception_ptr& error, bool all);
 
     asio::io_context& io_;
@@ -150,6 +182,9 @@ private:
     ReplyReader reader_;
     std::chrono::milliseconds backoff_;
     int handshake_replies_ = 0;
+    ServerAddress address_;               // where the locator sent this attempt
+    Clock::time_point role_checked_{};    // last ROLE sent
+    std::atomic<int> replicas_{0};
 };
 
 }  // namespace holdfast::detail

@@ -7,17 +7,7 @@
 
 namespace holdfast::detail {
 
-namespace {
-
-// Until each topology's transport lands (issue 10): a clear refusal.
-const Config& supported(const Config& config) {
-    if (config.topology == Topology::sentinel) throw std::invalid_argument("holdfast: Sentinel is not supported yet");
-    return config;
-}
-
-}  // namespace
-
-Transport::Transport(const Config& config) : config_(supported(config)), work_(asio::make_work_guard(io_)) {
+Transport::Transport(const Config& config) : config_(config), work_(asio::make_work_guard(io_)) {
     if (config_.topology == Topology::cluster) {
         start_cluster();
         return;
@@ -26,6 +16,7 @@ Transport::Transport(const Config& config) : config_(supported(config)), work_(a
     for (std::size_t i = 0; i < pool; ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
     auto pubsub = std::make_shared<Connection>(io_, config_);
     subscriber_ = std::make_unique<Subscriber>(io_, pubsub, config_.timeout);
+    if (config_.topology == Topology::sentinel) follow_sentinels(pubsub);
     for (auto& c : connections_) c->start();
     pubsub->start();
     thread_ = std::thread([this] { io_.run(); });
@@ -90,6 +81,7 @@ void Transport::shutdown() {
         for (auto& c : connections_) c->stop_now();
         if (cluster_) cluster_->stop_now();
         subscriber_->stop_now();
+        if (sentinels_) sentinels_->stop_now();
         io_.stop();
     });
     thread_.join();
@@ -110,6 +102,47 @@ void Transport::remove_waiter(const ChannelListener* waiter) {
 std::size_t Transport::shard_of(std::string_view key) const {
     if (cluster_) return key_slot(key);
     return std::hash<std::string_view>{}(key) % connections_.size();
+}
+
+void Transport::follow_sentinels(const std::shared_ptr<Connection>& pubsub) {
+    sentinels_ = std::make_shared<Sentinels>(io_, config_);
+    // Asked once here, on this thread (the loop thread starts later), so a
+    // wrong master name or unreachable sentinels fail the Client's construction.
+    bool answered = false;
+    std::exception_ptr failure;
+    sentinels_->locate([&](std::exception_ptr error, ServerAddress) {
+        failure = std::move(error);
+        answered = true;
+    });
+    while (!answered) io_.run_one();
+    if (failure) std::rethrow_exception(failure);
+    auto all = connections_;
+    all.push_back(pubsub);
+    for (auto& c : all) c->locate = [sentinels = sentinels_](LocateHandler done) { sentinels->locate(std::move(done)); };
+    // Weak: the connections hold the sentinels (their locator), not the reverse.
+    std::vector<std::weak_ptr<Connection>> followers(all.begin(), all.end());
+    sentinels_->watch([followers, master = config_.sentinel_master](const ServerAddress& now) {
+        for (auto& weak : followers)
+            if (auto c = weak.lock()) c->drop_unless(now, "failover: the sentinels moved master " + master + " to " + now.name());
+    });
+}
+
+Connection& Transport::writer_of(std::string_view key) {
+    if (cluster_) return *cluster_->connection_for(key);
+    return connection_for(key);
+}
+
+void Transport::sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done) {
+    Connection& connection = writer_of(key);
+    const int replicas = config_.replica_sync == ReplicaSync::off ? 0 : connection.replicas();
+    if (replicas == 0) return done(nullptr, ReplicaAck{});
+    connection.submit(encode_command({"WAIT", std::to_string(replicas), std::to_string(config_.replica_sync_timeout.count())}),
+                      [&connection, replicas, done = std::move(done)](std::exception_ptr error, Reply reply) {
+                          if (error) return done(std::move(error), ReplicaAck{replicas, 0, connection.address()});
+                          if (!reply.is_integer()) return done(nullptr, ReplicaAck{0, 0, connection.address()});
+                          connection.saw_replicas(static_cast<int>(reply.integer));
+                          done(nullptr, ReplicaAck{replicas, reply.integer, connection.address()});
+                      });
 }
 
 Connection& Transport::connection_for(std::string_view key) { return *connections_[shard_of(key)]; }

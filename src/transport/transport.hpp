@@ -16,6 +16,7 @@
 #include "transport/cluster.hpp"
 #include "transport/connection.hpp"
 #include "transport/script.hpp"
+#include "transport/sentinel.hpp"
 #include "transport/subscriber.hpp"
 
 namespace holdfast::detail {
@@ -40,6 +41,23 @@ public:
     /// sends it again by EVAL, which also caches it. Routed by keys[0].
     void eval(const Script& script, const std::vector<std::string_view>& keys,
               const std::vector<std::string_view>& args, ReplyHandler handler);
+
+    /// What a WAIT after a write found: `replicas` the master had (0: no
+    /// WAIT was sent), how many `acknowledged`, and the master's address.
+    struct ReplicaAck {
+        int replicas = 0;
+        long long acknowledged = 0;
+        std::string master;
+    };
+    /// After a write for `key` (Config::replica_sync, docs/deployments.md):
+    /// `WAIT <replicas> <replica_sync_timeout>` on the connection that sent
+    /// the write, so it covers it; nothing when sync is off or the master has
+    /// no replicas. An error reply (an ACL refusing WAIT) counts as no replicas.
+    void sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done);
+    /// Whether sync_replicas() would send a WAIT now: a cheap check first.
+    bool syncs_replicas(std::string_view key) {
+        return config_.replica_sync != ReplicaSync::off && writer_of(key).replicas() > 0;
+    }
 
     /// The shard serving `key`: callers batching several keys in one script
     /// group them by this. One server: a connection index; a cluster: the
@@ -75,6 +93,12 @@ private:
     /// Sends RESP bytes to the server (cluster: the master) serving `key`.
     void dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler);
     void start_cluster();
+    /// Topology::sentinel: connections find the master through the sentinels
+    /// and leave it on +switch-master. Throws if no sentinel names it.
+    void follow_sentinels(const std::shared_ptr<Connection>& pubsub);
+    /// The connection a command for `key` is written on (one server or a
+    /// cluster master): a WAIT there covers the writes before it.
+    Connection& writer_of(std::string_view key);
 
     Config config_;
     asio::io_context io_;
@@ -83,6 +107,7 @@ private:
     std::unique_ptr<Cluster> cluster_;                      // a cluster
     bool sharded_ = false;
     std::unique_ptr<Subscriber> subscriber_;
+    std::shared_ptr<Sentinels> sentinels_;
     std::mutex waiters_mutex_;
     bool closing_ = false;
     std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;

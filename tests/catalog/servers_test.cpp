@@ -110,6 +110,9 @@ TEST_F(Servers, APeerThatNeverAnswersIsAConnectionError) {
     EXPECT_TRUE(mentions(what, {"no reply within 500 ms"}) || mentions(what, {"no answer to the handshake"})) << what;
 }
 
+// ROLE's answer of a master without replicas (the handshake asks it).
+constexpr const char* role_master = "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n";
+
 // Speaks enough RESP for the handshake, then cuts its reply to the first
 // script call short and closes: the acquire may or may not have run.
 class CutShort : public Catalog, public ::testing::WithParamInterface<const char*> {};
@@ -117,6 +120,7 @@ class CutShort : public Catalog, public ::testing::WithParamInterface<const char
 TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     FakeServer peer(FakeServer::Mode::resp, [](const Request& request) {
         if (request.at(0) == "PING") return Answer{"+PONG\r\n"};
+        if (request.at(0) == "ROLE") return Answer{role_master};
         return Answer{GetParam(), true};
     });
     Config c = config();
@@ -140,6 +144,7 @@ TEST_F(Servers, AReleaseCutShortStopsTheRenewal) {
     std::atomic<int> scripts{0};
     FakeServer peer(FakeServer::Mode::resp, [&](const Request& request) {
         if (request.at(0) == "PING") return Answer{"+PONG\r\n"};
+        if (request.at(0) == "ROLE") return Answer{role_master};
         if (++scripts == 1) return Answer{"$-1\r\n"};  // nil: acquired
         return Answer{"$1\r\n", true};
     });

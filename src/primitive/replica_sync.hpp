@@ -1,0 +1,26 @@
+// Replica sync (Config::replica_sync, Redisson's synced writes): after an
+// acquire or release script, WAIT until the master's replicas hold the write.
+// Nothing is sent where sync is off or the master has no replicas.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string>
+
+namespace holdfast::detail {
+
+class Transport;
+
+/// After an acquire of `subject` (e.g. "lock 'orders'") whose key is `key`.
+/// ReplicaSync::required and no replica acknowledged (or the WAIT failed):
+/// `give_back(then)` releases what was taken, then done(ReplicaSyncError
+/// naming the subject, the master and its replicas). Otherwise done(nullptr).
+void sync_acquire(Transport& transport, const std::string& key, std::string subject,
+                  std::function<void(std::function<void()> then)> give_back,
+                  std::function<void(std::exception_ptr)> done);
+
+/// After a release: WAIT as configured, then `done` whatever it found (the
+/// hold is gone on the master either way).
+void sync_release(Transport& transport, const std::string& key, std::function<void()> done);
+
+}  // namespace holdfast::detail

@@ -1,0 +1,142 @@
+#include "sentinel_group.hpp"
+
+#include <stdexcept>
+#include <thread>
+
+#include "sync_redis.hpp"
+
+namespace holdfast::support {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Polls `condition` until it holds or `within` passes; then throws `what`.
+template <class Condition>
+void wait_until(Condition condition, std::chrono::seconds within, const std::string& what) {
+    const auto deadline = Clock::now() + within;
+    while (Clock::now() < deadline) {
+        try {
+            if (condition()) return;
+        } catch (const std::exception&) {
+            // A node restarting or not up yet: ask again.
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("SentinelGroup: " + what + " within " + std::to_string(within.count()) + " s");
+}
+
+std::uint16_t named_port(std::uint16_t sentinel, const std::string& name) {
+    SyncRedis s(sentinel);
+    auto reply = s.command({"SENTINEL", "get-master-addr-by-name", name});
+    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) throw std::runtime_error("no master");
+    return static_cast<std::uint16_t>(std::stoi(reply->element[1]->str));
+}
+
+}  // namespace
+
+SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> server_extra)
+    : name_(std::move(master_name)) {
+    // Diskless sync waits 5 s by default for more replicas to share the transfer.
+    server_extra.insert(server_extra.end(), {"--repl-diskless-sync-delay", "0"});
+    nodes.push_back(std::make_unique<RedisServer>(server_extra));
+    const std::string master_port = std::to_string(nodes[0]->port());
+    auto replica_args = server_extra;
+    replica_args.insert(replica_args.end(), {"--replicaof", "127.0.0.1", master_port});
+    nodes.push_back(std::make_unique<RedisServer>(replica_args));
+    wait_for_replicas(nodes[0]->port(), 1);
+    const std::string conf = "sentinel monitor " + name_ + " 127.0.0.1 " + master_port + " 2\n" +
+                             "sentinel down-after-milliseconds " + name_ + " 1000\n" +
+                             "sentinel failover-timeout " + name_ + " 3000\n" +
+                             "sentinel parallel-syncs " + name_ + " 1\n";
+    for (int i = 0; i < 3; ++i) sentinels.push_back(std::make_unique<RedisServer>(std::vector<std::string>{"--sentinel"}, conf));
+}
+
+std::string SentinelGroup::url() const {
+    std::string hosts;
+    for (const auto& s : sentinels) hosts += (hosts.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(s->port());
+    return "redis-sentinel://" + hosts + "#" + name_;
+}
+
+std::uint16_t SentinelGroup::master_port() const {
+    for (const auto& s : sentinels) {
+        try {
+            return named_port(s->port(), name_);
+        } catch (const std::exception&) {
+        }
+    }
+    throw std::runtime_error("SentinelGroup: no sentinel names master " + name_);
+}
+
+RedisServer& SentinelGroup::master() {
+    const auto port = master_port();
+    return nodes[0]->port() == port ? *nodes[0] : *nodes[1];
+}
+
+RedisServer& SentinelGroup::replica() {
+    const auto port = master_port();
+    return nodes[0]->port() == port ? *nodes[1] : *nodes[0];
+}
+
+std::uint16_t SentinelGroup::failover(std::chrono::seconds within) {
+    const auto old_port = master_port();
+    // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
+    wait_until(
+        [&] { return SyncRedis(sentinels[0]->port()).command({"SENTINEL", "FAILOVER", name_})->type != REDIS_REPLY_ERROR; },
+        within, "SENTINEL FAILOVER " + name_ + " was refused");
+    return wait_for_new_master(old_port, within);
+}
+
+std::uint16_t SentinelGroup::wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within) {
+    std::uint16_t now = 0;
+    wait_until(
+        [&] {
+            for (const auto& s : sentinels) {
+                if (s->pid() <= 0) continue;
+                if (named_port(s->port(), name_) == old_port) return false;
+            }
+            now = master_port();
+            SyncRedis node(now);
+            auto role = node.command({"ROLE"});
+            return role->type == REDIS_REPLY_ARRAY && std::string(role->element[0]->str) == "master";
+        },
+        within, "the sentinels did not move master " + name_ + " off port " + std::to_string(old_port));
+    return now;
+}
+
+void SentinelGroup::wait_until_sentinels_agree(std::chrono::seconds within) {
+    wait_until(
+        [&] {
+            for (const auto& s : sentinels) {
+                SyncRedis sentinel(s->port());
+                auto reply = sentinel.command({"SENTINEL", "MASTER", name_});
+                bool known = false;
+                for (std::size_t i = 0; i + 1 < reply->elements; i += 2)
+                    if (std::string(reply->element[i]->str) == "num-other-sentinels")
+                        known = std::stoi(reply->element[i + 1]->str) >= 2;
+                if (!known) return false;
+            }
+            return true;
+        },
+        within, "the sentinels of " + name_ + " did not find each other");
+}
+
+void SentinelGroup::wait_for_replicas(std::uint16_t master_port, int count, std::chrono::seconds within) {
+    wait_until(
+        [&] {
+            SyncRedis master(master_port);
+            auto role = master.command({"ROLE"});
+            if (role->type != REDIS_REPLY_ARRAY || role->elements < 3 ||
+                static_cast<int>(role->element[2]->elements) < count)
+                return false;
+            // Online is not yet acknowledging: wait for an acknowledged write.
+            master.command({"SET", "holdfast:fixture:probe", "1"});
+            const bool acked = master.integer({"WAIT", std::to_string(count), "1000"}) >= count;
+            master.command({"DEL", "holdfast:fixture:probe"});
+            return acked;
+        },
+        within, "the master on port " + std::to_string(master_port) + " has no " + std::to_string(count) +
+                    " replica(s) online");
+}
+
+}  // namespace holdfast::support

@@ -1,0 +1,57 @@
+// A Sentinel deployment for tests and the checker: one master, one replica
+// and three redis-sentinel processes, each a RedisServer (a free loopback
+// port, a temp dir, stopped on destruction). Never port 6379.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "redis_server.hpp"
+
+namespace holdfast::support {
+
+class SentinelGroup {
+public:
+    /// Starts the master, its replica (waits until it is in sync), then the
+    /// sentinels, monitoring it as `master_name` with quorum 2, down after
+    /// 1 s and failover timeout 3 s. `server_extra` goes to both data nodes.
+    explicit SentinelGroup(std::string master_name = "holdfast-master", std::vector<std::string> server_extra = {});
+
+    const std::string& master_name() const { return name_; }
+    /// redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#name
+    std::string url() const;
+
+    /// The data node the sentinels name master now, and the other one.
+    RedisServer& master();
+    RedisServer& replica();
+    /// Both data nodes, in start order (the first started as master).
+    std::vector<std::unique_ptr<RedisServer>> nodes;
+    std::vector<std::unique_ptr<RedisServer>> sentinels;
+
+    /// The master's port, as the first reachable sentinel says.
+    std::uint16_t master_port() const;
+
+    /// SENTINEL FAILOVER, then waits (up to `within`) until every sentinel
+    /// names the other node and that node says ROLE master. Returns its port.
+    std::uint16_t failover(std::chrono::seconds within = std::chrono::seconds(30));
+
+    /// Waits until every sentinel knows the other two (needed before a
+    /// failover that takes a vote, such as after kill -9 of the master).
+    void wait_until_sentinels_agree(std::chrono::seconds within = std::chrono::seconds(30));
+
+    /// Waits until the master (by port) reports `count` replicas online that
+    /// acknowledge its writes (WAIT).
+    static void wait_for_replicas(std::uint16_t master_port, int count,
+                                  std::chrono::seconds within = std::chrono::seconds(20));
+
+    /// Waits until every reachable sentinel names a master other than `old_port`; returns it.
+    std::uint16_t wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within = std::chrono::seconds(30));
+
+private:
+    std::string name_;
+};
+
+}  // namespace holdfast::support

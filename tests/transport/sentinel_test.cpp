@@ -1,0 +1,264 @@
+// Redis Sentinel (Topology::sentinel) and replica sync (Config::replica_sync),
+// against real processes: a master, a replica and three sentinels.
+#include <future>
+#include <stop_token>
+
+#include "cli/cli_process.hpp"
+#include "redis_fixture.hpp"
+#include "sentinel_group.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+long long command_calls(support::SyncRedis& node, const std::string& command) {
+    const std::string info = node.string({"INFO", "commandstats"});
+    const std::string tag = "cmdstat_" + command + ":calls=";
+    const auto at = info.find(tag);
+    return at == std::string::npos ? 0 : std::stoll(info.substr(at + tag.size()));
+}
+
+std::string what_of(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+class Sentinel : public ::testing::Test {
+protected:
+    Config config(std::string master = "") const {
+        Config c = Config::from_uri(group.url());
+        if (!master.empty()) c.sentinel_master = master;
+        return c;
+    }
+    support::SentinelGroup group;
+};
+
+TEST_F(Sentinel, LocksOnTheMasterTheSentinelsName) {
+    Client client(group.url());
+    Lock lock(client, "orders");
+    lock.lock();
+    support::SyncRedis master(group.master_port());
+    EXPECT_EQ(master.string({"HGET", "orders", client.current_owner()}), "1");
+    lock.unlock();
+    EXPECT_EQ(master.integer({"EXISTS", "orders"}), 0);
+}
+
+TEST_F(Sentinel, AnUnknownMasterNameFailsTheClientNamingIt) {
+    const std::string what = what_of([&] { Client client(config("no-such-master")); });
+    EXPECT_NE(what.find("'no-such-master'"), std::string::npos) << what;
+    EXPECT_NE(what.find("knows no master of that name"), std::string::npos) << what;
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(group.sentinels[0]->port())), std::string::npos) << what;
+    EXPECT_THROW(Client{config("no-such-master")}, ConnectionError);
+}
+
+TEST(SentinelUnreachable, NoSentinelReachableFailsTheClientNamingThem) {
+    const auto port = support::free_port();
+    const std::string url = "redis-sentinel://127.0.0.1:" + std::to_string(port) + "#orders-master";
+    const std::string what = what_of([&] { Client client(url); });
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(port) + ": cannot connect"), std::string::npos) << what;
+    EXPECT_NE(what.find("'orders-master'"), std::string::npos) << what;
+}
+
+TEST(SentinelAuth, ASentinelRefusingAuthFailsTheClientWithAuthError) {
+    const std::string conf = "sentinel monitor guarded 127.0.0.1 " + std::to_string(support::free_port()) + " 1\n";
+    support::RedisServer sentinel({"--sentinel", "--requirepass", "right"}, conf);
+    Config c = Config::from_uri("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) + "#guarded");
+    c.sentinel_password = "wrong";
+    const std::string what = what_of([&] { Client client(c); });
+    EXPECT_NE(what.find("AUTH refused"), std::string::npos) << what;
+    EXPECT_NE(what.find("'guarded'"), std::string::npos) << what;
+    EXPECT_THROW(Client{c}, AuthError);
+}
+
+// SENTINEL FAILOVER: the same client goes on, on the new master: new locks, a
+// held lock renewed (or its loss told), a waiter woken.
+TEST_F(Sentinel, FollowsAFailover) {
+    Config c = config();
+    c.lock_watchdog_timeout = 4s;  // renewed every 1.3 s: a failover's pause is shorter than the lease
+    c.timeout = 10s;
+    Client client(c);
+    Lock held(client, "held");
+    held.lock();
+    const std::stop_token lost = held.lease_lost_token();
+    auto waiter = held.async_lock("waiter-owner");
+    const auto old_port = group.master_port();
+
+    const auto new_port = group.failover();
+    ASSERT_NE(new_port, old_port);
+    support::SyncRedis now(new_port);
+
+    Lock fresh(client, "after-failover");
+    fresh.lock();
+    EXPECT_EQ(now.string({"HGET", "after-failover", client.current_owner()}), "1");
+    fresh.unlock();
+
+    // The held lock: renewed on the new master (its PTTL there goes up), or
+    // (if the failover lost it) its loss told.
+    const long long first = now.integer({"PTTL", "held"});
+    EXPECT_TRUE(eventually(
+        [&] { return lost.stop_requested() || (first > 0 && now.integer({"PTTL", "held"}) > first); }, 10s))
+        << "neither renewed on the new master nor told lost";
+
+    RecordProperty("held_lock", lost.stop_requested() ? "lost (told)" : "renewed on the new master");
+    // The waiter, blocked across the failover, takes it when it is released.
+    if (!lost.stop_requested()) {
+        held.unlock();
+        ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+        waiter.get();
+        EXPECT_EQ(now.string({"HGET", "held", "waiter-owner"}), "1");
+    } else {
+        ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);  // the lost hold's key lapsed
+        waiter.get();
+    }
+}
+
+// kill -9 of the master: the sentinels elect the replica; the client follows.
+TEST_F(Sentinel, FollowsTheReplicaPromotedAfterTheMasterIsKilled) {
+    group.wait_until_sentinels_agree();
+    Config c = config();
+    c.timeout = 20s;
+    Client client(c);
+    Lock before(client, "before");
+    before.lock();
+    before.unlock();
+    const auto old_port = group.master_port();
+    group.master().kill();
+    const auto new_port = group.wait_for_new_master(old_port);
+    Lock after(client, "after-kill");
+    after.lock();
+    support::SyncRedis now(new_port);
+    EXPECT_EQ(now.string({"HGET", "after-kill", client.current_owner()}), "1");
+    after.unlock();
+}
+
+TEST_F(Sentinel, TheCliRunsACommandUnderALockBehindSentinels) {
+    const auto dir = std::filesystem::temp_directory_path();
+    const auto done = Cli({"--url", group.url(), "run", "sentinel-job", "--", "true"}, dir, {}).wait();
+    EXPECT_EQ(done.status, 0) << done.err;
+}
+
+// Replica sync, on a plain master with a replica (no sentinels needed).
+class ReplicaSyncTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        master = std::make_unique<support::RedisServer>(std::vector<std::string>{"--repl-diskless-sync-delay", "0"});
+        replica = std::make_unique<support::RedisServer>(
+            std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(master->port())});
+        support::SentinelGroup::wait_for_replicas(master->port(), 1);
+        raw = std::make_unique<support::SyncRedis>(master->port());
+        raw->command({"CONFIG", "RESETSTAT"});  // the fixture's own WAIT does not count
+    }
+    /// A short timeout where the replica is paused, a generous one where it must ack.
+    Config config(ReplicaSync mode, std::chrono::milliseconds sync_timeout = 300ms) const {
+        Config c;
+        c.port = master->port();
+        c.replica_sync = mode;
+        c.replica_sync_timeout = sync_timeout;
+        return c;
+    }
+    std::unique_ptr<support::RedisServer> master, replica;
+    std::unique_ptr<support::SyncRedis> raw;
+};
+
+TEST_F(ReplicaSyncTest, ASemaphoreWaitsForTheReplicaToo) {
+    Client client(config(ReplicaSync::required, 2500ms));
+    Semaphore slots(client, "synced-slots");
+    ASSERT_TRUE(slots.try_set_permits(1));
+    raw->command({"CONFIG", "RESETSTAT"});
+    slots.acquire();
+    slots.release();
+    EXPECT_EQ(command_calls(*raw, "wait"), 2);
+}
+
+TEST_F(ReplicaSyncTest, WaitsForTheReplicaAfterAcquireAndRelease) {
+    Client client(config(ReplicaSync::required, 2500ms));
+    Lock lock(client, "synced");
+    raw->command({"CONFIG", "RESETSTAT"});
+    lock.lock();
+    lock.unlock();
+    EXPECT_EQ(command_calls(*raw, "wait"), 2);
+    support::SyncRedis copy(replica->port());
+    EXPECT_EQ(copy.integer({"EXISTS", "synced"}), 0);
+}
+
+// A replica attached after the client connected is learnt by the periodic ROLE.
+TEST(ReplicaSyncLater, AReplicaAttachedLaterIsWaitedFor) {
+    support::RedisServer master({"--repl-diskless-sync-delay", "0"});
+    Config c;
+    c.port = master.port();
+    c.replica_sync_timeout = 2500ms;
+    Client client(c);
+    Lock lock(client, "later");
+    lock.lock();
+    lock.unlock();
+    support::SyncRedis raw(master.port());
+    EXPECT_EQ(command_calls(raw, "wait"), 0);
+    support::RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(master.port())});
+    support::SentinelGroup::wait_for_replicas(master.port(), 1);
+    raw.command({"CONFIG", "RESETSTAT"});
+    EXPECT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return command_calls(raw, "wait") >= 2;
+    }));
+}
+
+TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
+    Client client(config(ReplicaSync::required));
+    Lock lock(client, "unsynced");
+    replica->pause();
+    const std::string what = what_of([&] { lock.lock(); });
+    EXPECT_NE(what.find("'unsynced'"), std::string::npos) << what;
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(master->port())), std::string::npos) << what;
+    EXPECT_NE(what.find("none of its 1 replica(s)"), std::string::npos) << what;
+    EXPECT_THROW(lock.try_lock(), ReplicaSyncError);
+    EXPECT_EQ(raw->integer({"EXISTS", "unsynced"}), 0) << "the unsynced hold was not given back";
+    EXPECT_FALSE(lock.is_locked());
+}
+
+TEST_F(ReplicaSyncTest, RequiredGivesBackSemaphorePermitsNoReplicaAcknowledged) {
+    Client client(config(ReplicaSync::required));
+    Semaphore slots(client, "slots");
+    ASSERT_TRUE(slots.try_set_permits(3));
+    replica->pause();
+    const std::string what = what_of([&] { slots.try_acquire(2); });
+    EXPECT_NE(what.find("2 permit(s) of semaphore 'slots'"), std::string::npos) << what;
+    EXPECT_EQ(slots.available_permits(), 3) << "the unsynced permits were not given back";
+}
+
+TEST_F(ReplicaSyncTest, WaitModeGoesOnWithoutAcknowledgement) {
+    Client client(config(ReplicaSync::wait));
+    Lock lock(client, "best-effort");
+    replica->pause();
+    EXPECT_TRUE(lock.try_lock());
+    EXPECT_EQ(raw->string({"HGET", "best-effort", client.current_owner()}), "1");
+    lock.unlock();
+    EXPECT_GE(command_calls(*raw, "wait"), 2);
+}
+
+TEST_F(ReplicaSyncTest, OffSendsNoWait) {
+    Client client(config(ReplicaSync::off));
+    Lock lock(client, "unsynced-by-choice");
+    lock.lock();
+    lock.unlock();
+    EXPECT_EQ(command_calls(*raw, "wait"), 0);
+}
+
+// The single-server path: a master without replicas is never sent WAIT.
+class NoReplicas : public RedisTest {};
+
+TEST_F(NoReplicas, NoWaitWithoutReplicas) {
+    Client client(config());
+    Lock lock(client, "alone");
+    for (int i = 0; i < 10; ++i) {
+        lock.lock();
+        lock.unlock();
+    }
+    EXPECT_EQ(calls("wait"), 0);
+}
+
+}  // namespace
+}  // namespace holdfast::testing
