@@ -23,6 +23,8 @@ constexpr NemesisName names[] = {
     {Nemesis::restart_volatile, "restart-volatile"},
     {Nemesis::debug_sleep, "debug-sleep"},
     {Nemesis::partition_holder, "partition-holder"},
+    {Nemesis::sentinel_failover, "sentinel-failover"},
+    {Nemesis::sentinel_kill_master, "sentinel-kill-master"},
 };
 
 struct PrimitiveName {
@@ -103,6 +105,13 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
         }
         if (scenario.faults.size() > 1 && scenario.has(Nemesis::none))
             throw UsageError("'none' cannot be combined with other nemeses in '" + item + "'");
+        const bool sentinel = std::any_of(scenario.faults.begin(), scenario.faults.end(), needs_sentinel);
+        const bool single_server_only = std::any_of(scenario.faults.begin(), scenario.faults.end(), [](Nemesis n) {
+            return n != Nemesis::kill_holder && n != Nemesis::pause_holder && !needs_sentinel(n);
+        });
+        if (sentinel && single_server_only)
+            throw UsageError("the sentinel-* nemeses combine only with each other, kill-holder and pause-holder: the "
+                             "others act on one server, which a failover replaces (" + item + ")");
         if (scenario.has(Nemesis::restart_persistent) && scenario.has(Nemesis::restart_volatile))
             throw UsageError("restart-persistent and restart-volatile need differently configured servers; run them "
                              "as separate scenarios (" + item + ")");
@@ -110,6 +119,8 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
     }
     return scenarios;
 }
+
+bool needs_sentinel(Nemesis n) { return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master; }
 
 std::string primitive_name(Primitive p) { return entry_of(p).name; }
 

@@ -47,7 +47,13 @@ enum class Nemesis {
     restart_volatile,    // kill -9 and restart redis-server without persistence
     debug_sleep,         // DEBUG SLEEP 0.1-2 x lease
     partition_holder,    // freeze the proxy of a process inside its critical section for 1.5-3 x lease
+    sentinel_failover,     // SENTINEL FAILOVER: the replica is promoted, the old master follows it
+    sentinel_kill_master,  // kill -9 the Sentinel master: the sentinels promote the replica; it comes back as one
 };
+
+/// The nemeses that need the lock server deployed under Sentinel (a master,
+/// a replica, three sentinels), which the others do not know.
+bool needs_sentinel(Nemesis n);
 
 const std::vector<Nemesis>& all_nemeses();
 std::string nemesis_name(Nemesis n);
@@ -102,6 +108,7 @@ struct Options {
     std::string out;
     bool progress = true;
     bool strict = false;  // count anomalies a fault explains as violations too
+    std::string replica_sync = "required";  // the workers' Config::replica_sync (Sentinel nemeses)
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
     /// How long a worker waits for a lock before it gives up and picks another.
@@ -113,6 +120,8 @@ struct WorkerOptions {
     int id = 0;  // unique in the run, also across replacements
     int slot = 0;
     std::uint16_t lock_port = 0;
+    std::string lock_url;             // set: the lock server's URI (a Sentinel deployment), not lock_port
+    std::string replica_sync = "required";  // Config::replica_sync: off, wait or required
     std::uint16_t resource_port = 0;
     int locks = 2;
     Duration lease{1000};

@@ -77,6 +77,8 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option("--worker-seed", w.seed)->required();
     worker.add_option("--history", w.history)->required();
     worker.add_option("--status", w.status)->required();
+    worker.add_option("--lock-url", w.lock_url);
+    worker.add_option("--replica-sync", w.replica_sync);
 }
 
 std::string make_out_dir(const std::string& requested) {
@@ -158,7 +160,7 @@ int main(int argc, char** argv) {
                    "Scenarios: 'all' (each nemesis alone, in turn), or a comma list of nemeses; join with + to "
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
-                   "partition-holder")
+                   "partition-holder, sentinel-failover, sentinel-kill-master")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "
@@ -175,6 +177,10 @@ int main(int argc, char** argv) {
     app.add_flag("--strict", o.strict,
                  "Count every anomaly as a violation, also those a fault explains (a paused holder's overlaps): "
                  "shows that the checker fails what it should");
+    app.add_option("--replica-sync", o.replica_sync,
+                   "The workers' Config::replica_sync under the sentinel-* nemeses: off, wait or required")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"off", "wait", "required"}));
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");
     auto* worker = app.add_subcommand("worker", "")->group("");  // internal: one client process
     check::add_worker_options(*worker, w);

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "sentinel_group.hpp"
 #include "sync_redis.hpp"
 
 namespace holdfast::check {
@@ -17,7 +18,8 @@ std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 
 NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed,
                              support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
-                             std::vector<std::unique_ptr<support::TcpProxy>>& proxies)
+                             std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
+                             support::SentinelGroup* sentinels)
     : scenario_(scenario),
       lease_(lease),
       random_(seed),
@@ -25,7 +27,8 @@ NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint
       workers_(workers),
       status_(status),
       log_(log),
-      proxies_(proxies) {}
+      proxies_(proxies),
+      sentinels_(sentinels) {}
 
 Duration NemesisRunner::scaled(double low, double high) {
     const double factor = std::uniform_real_distribution<double>(low, high)(random_);
@@ -67,6 +70,10 @@ bool NemesisRunner::strike() {
             log_.write(Fault{start, end, kind, -1, -1, "SIGSTOP for " + ms_text(end - start)});
             return true;
         }
+        case Nemesis::sentinel_failover:
+        case Nemesis::sentinel_kill_master:
+            fail_over(kind);
+            return true;
         case Nemesis::restart_persistent:
         case Nemesis::restart_volatile: {
             server_.kill();
@@ -148,6 +155,32 @@ bool NemesisRunner::hit_holder(Nemesis kind) {
     const Nanos end = now_ns();
     log_.write(Fault{start, end, kind, worker, lock, "SIGSTOP for " + ms_text(end - start)});
     return true;
+}
+
+// The fault lasts until the sentinels name the new master and it has its
+// replica again (the old master, turned around), so the next one has a
+// replica to promote.
+void NemesisRunner::fail_over(Nemesis kind) {
+    if (!sentinels_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a Sentinel deployment");
+    const Nanos start = now_ns();
+    support::RedisServer& old_master = sentinels_->master();
+    const std::uint16_t before = old_master.port();
+    std::uint16_t after;
+    std::string how;
+    if (kind == Nemesis::sentinel_failover) {
+        after = sentinels_->failover();
+        how = "SENTINEL FAILOVER";
+    } else {
+        old_master.kill();
+        after = sentinels_->wait_for_new_master(before);
+        old_master.restart();
+        how = "kill -9 of the master, restarted";
+    }
+    support::SentinelGroup::wait_for_replicas(after, 1);
+    const Nanos end = now_ns();
+    log_.write(Fault{start, end, kind, -1, -1,
+                     how + ": master :" + std::to_string(before) + " -> :" + std::to_string(after) + " in " +
+                         ms_text(end - start)});
 }
 
 // On a connection of its own, made for this one command: the server may have

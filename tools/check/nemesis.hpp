@@ -11,6 +11,7 @@
 #include "history.hpp"
 #include "tcp_proxy.hpp"
 #include "redis_server.hpp"
+#include "sentinel_group.hpp"
 #include "status.hpp"
 #include "workers.hpp"
 
@@ -20,7 +21,8 @@ class NemesisRunner {
 public:
     NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed, support::RedisServer& server,
                   Workers& workers, StatusPage& status, HistoryWriter& log,
-                  std::vector<std::unique_ptr<support::TcpProxy>>& proxies);
+                  std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
+                  support::SentinelGroup* sentinels = nullptr);
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
     /// to hit (no worker inside a critical section within one lease).
@@ -32,6 +34,7 @@ private:
     bool hit_holder(Nemesis kind);
     int any_holder();
     int holder_staying_inside();
+    void fail_over(Nemesis kind);
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 
@@ -42,7 +45,8 @@ private:
     Workers& workers_;
     StatusPage& status_;
     HistoryWriter& log_;
-    std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;  // per slot; empty unless the scenario partitions
+    std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;
+    support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null  // per slot; empty unless the scenario partitions
 };
 
 }  // namespace holdfast::check

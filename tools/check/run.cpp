@@ -10,6 +10,7 @@
 
 #include "nemesis.hpp"
 #include "redis_server.hpp"
+#include "sentinel_group.hpp"
 #include "status.hpp"
 #include "workers.hpp"
 
@@ -58,12 +59,21 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     if (schedule == Schedule::random)
         schedule = random() % 2 ? Schedule::long_sections : Schedule::short_sections;
 
-    support::RedisServer lock_server(lock_server_args(spec.scenario));
+    // Under the sentinel-* nemeses the lock server is a Sentinel deployment,
+    // which the workers reach by its redis-sentinel:// URI.
+    const bool sentinel = std::any_of(spec.scenario.faults.begin(), spec.scenario.faults.end(), needs_sentinel);
+    std::unique_ptr<support::SentinelGroup> sentinels;
+    std::unique_ptr<support::RedisServer> single_server;
+    if (sentinel) sentinels = std::make_unique<support::SentinelGroup>("holdfast-check", lock_server_args(spec.scenario));
+    else single_server = std::make_unique<support::RedisServer>(lock_server_args(spec.scenario));
+    support::RedisServer& lock_server = sentinel ? sentinels->master() : *single_server;
     support::RedisServer resource_server;
     SharedStatus status(dir + "/status", true);
 
     WorkerOptions base;
     base.lock_port = lock_server.port();
+    if (sentinel) base.lock_url = sentinels->url();
+    base.replica_sync = o.replica_sync;
     base.resource_port = resource_server.port();
     base.locks = o.locks;
     base.lease = o.lease;
@@ -85,7 +95,8 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
         }
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
-    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log, proxies);
+    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log, proxies,
+                          sentinels.get());
 
     RunFacts facts;
     facts.dir = dir;

@@ -348,8 +348,11 @@ bool fenced_lock_available() {
 }
 
 int run_worker(const WorkerOptions& options) {
-    Config config;
+    Config config = options.lock_url.empty() ? Config{} : Config::from_uri(options.lock_url);
     config.port = options.lock_port;
+    config.replica_sync = options.replica_sync == "off"    ? ReplicaSync::off
+                          : options.replica_sync == "wait" ? ReplicaSync::wait
+                                                           : ReplicaSync::required;
     config.timeout = options.timeout;
     config.connect_timeout = options.timeout;
     config.lock_watchdog_timeout = options.lease;

@@ -27,7 +27,9 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--permits", std::to_string(o.permits),
             "--worker-seed", std::to_string(o.seed),
             "--history", o.history,
-            "--status", o.status};
+            "--status", o.status,
+            "--replica-sync", o.replica_sync};
+    if (!o.lock_url.empty()) argv.insert(argv.end(), {"--lock-url", o.lock_url});
     return argv;
 }
 
