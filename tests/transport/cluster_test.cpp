@@ -125,6 +125,34 @@ TEST_F(ClusterTest, ClassicPubSubWakesAWaiter) {
     expect_waiter_woken(c, false);
 }
 
+// The server drops a sharded subscription when its slot moves away: the
+// waiter's subscription follows it to the new master and the unlock wakes it.
+TEST_F(ClusterTest, ShardedSubscriptionFollowsAMovedSlot) {
+    Client holder(config()), waiter(config());
+    const std::string name = name_on(1, "followed-");
+    const std::string channel = "redisson_lock__channel:{" + name + "}";
+    auto shard_subscribers = [&](std::size_t node) {
+        return support::SyncRedis(cluster->port(node)).command({"PUBSUB", "SHARDNUMSUB", channel})->element[1]->integer;
+    };
+    Lock held(holder, name);
+    held.lock(std::chrono::seconds(60));
+    auto woken = std::async(std::launch::async, [&] {
+        Lock lock(waiter, name);
+        const bool got = lock.try_lock_for(std::chrono::seconds(40));
+        if (got) lock.unlock();
+        return got;
+    });
+    ASSERT_TRUE(eventually([&] { return shard_subscribers(1) == 1; }));
+    cluster->move_slot(detail::key_slot(name), 2);
+    ASSERT_TRUE(eventually([&] { return shard_subscribers(2) == 1; }));
+    EXPECT_EQ(shard_subscribers(1), 0);
+    const auto released = std::chrono::steady_clock::now();
+    held.unlock();
+    ASSERT_EQ(woken.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_TRUE(woken.get());
+    EXPECT_LT(std::chrono::steady_clock::now() - released, std::chrono::seconds(10));
+}
+
 // The slot of a held lock moves to another master: renewals follow MOVED,
 // the lock is released there and taken again there.
 TEST_F(ClusterTest, MovedSlotUnderAHeldLock) {
