@@ -193,6 +193,32 @@ TEST_F(ClusterTest, AskDuringAMigration) {
     EXPECT_EQ(on(0, {"EXISTS", name}), 0);
 }
 
+// An unlock mid-migration finds its keys split (the lock moved, its channel
+// exists nowhere): TRYAGAIN, retried until the move ends.
+TEST_F(ClusterTest, UnlockDuringAMigrationWaitsForTheMove) {
+    Client client(config());
+    const std::string name = name_on(2, "split-");
+    const auto slot = detail::key_slot(name);
+    std::promise<void> taken, moving;
+    auto unlocked = std::async(std::launch::async, [&] {  // a lock is its thread's: taken and released there
+        Lock lock(client, name);
+        if (!lock.try_lock()) throw std::runtime_error("not taken");
+        taken.set_value();
+        moving.get_future().wait();
+        lock.unlock();
+    });
+    taken.get_future().wait();
+    cluster->start_move(slot, 0);
+    support::SyncRedis source(cluster->port(2));
+    source.command({"MIGRATE", "127.0.0.1", std::to_string(cluster->port(0)), name, "0", "5000"});
+    moving.set_value();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the unlock meets the migration
+    cluster->finish_move(slot, 0);
+    ASSERT_EQ(unlocked.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_NO_THROW(unlocked.get());
+    EXPECT_EQ(on(0, {"EXISTS", name}), 0);
+}
+
 TEST_F(ClusterTest, MultiLockAcrossMasters) {
     Client client(config());
     Lock a(client, name_on(0, "multi-")), b(client, name_on(1, "multi-")), c(client, name_on(2, "multi-"));
