@@ -101,6 +101,7 @@ struct Cluster::Request {
     std::string encoded;
     ReplyHandler handler;
     int redirects = 0;
+    int tries = 0;  // TRYAGAIN answers
 };
 
 Cluster::Cluster(asio::io_context& io, const Config& config) : io_(io), config_(config), refresh_timer_(io) {
@@ -240,6 +241,16 @@ void Cluster::route(const std::shared_ptr<Request>& request, std::optional<Serve
                 }
                 return route(request, std::move(redirect->node), !redirect->moved);
             }
+        if (reply.is_error_code("TRYAGAIN") && ++request->tries < max_tries && !stopped_) {
+            auto timer = std::make_shared<asio::steady_timer>(io_, try_again_after);
+            return timer->async_wait([this, request, timer](asio::error_code ec) {
+                if (ec || stopped_) return request->handler(std::make_exception_ptr(ConnectionError(
+                                                               "holdfast: the client is shutting down")),
+                                                           Reply{});
+                request->redirects = 0;  // each try may be redirected again (ASK)
+                route(request, std::nullopt, false);
+            });
+        }
         request->handler(nullptr, std::move(reply));
     };
     auto connection = this->connection(node, request->pick);

@@ -93,6 +93,10 @@ private:
     };
     static constexpr std::uint16_t no_node = 0xffff;
     static constexpr int max_redirects = 5;
+    // TRYAGAIN: a script's keys are split between the two nodes of a slot
+    // being migrated; it goes again (by the map) until the move ends.
+    static constexpr int max_tries = 40;
+    static constexpr auto try_again_after = std::chrono::milliseconds(50);
     static constexpr auto min_refresh_interval = std::chrono::milliseconds(100);
 
     void route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking);

@@ -125,6 +125,34 @@ TEST_F(ClusterTest, ClassicPubSubWakesAWaiter) {
     expect_waiter_woken(c, false);
 }
 
+// The server drops a sharded subscription when its slot moves away: the
+// waiter's subscription follows it to the new master and the unlock wakes it.
+TEST_F(ClusterTest, ShardedSubscriptionFollowsAMovedSlot) {
+    Client holder(config()), waiter(config());
+    const std::string name = name_on(1, "followed-");
+    const std::string channel = "redisson_lock__channel:{" + name + "}";
+    auto shard_subscribers = [&](std::size_t node) {
+        return support::SyncRedis(cluster->port(node)).command({"PUBSUB", "SHARDNUMSUB", channel})->element[1]->integer;
+    };
+    Lock held(holder, name);
+    held.lock(std::chrono::seconds(60));
+    auto woken = std::async(std::launch::async, [&] {
+        Lock lock(waiter, name);
+        const bool got = lock.try_lock_for(std::chrono::seconds(40));
+        if (got) lock.unlock();
+        return got;
+    });
+    ASSERT_TRUE(eventually([&] { return shard_subscribers(1) == 1; }));
+    cluster->move_slot(detail::key_slot(name), 2);
+    ASSERT_TRUE(eventually([&] { return shard_subscribers(2) == 1; }));
+    EXPECT_EQ(shard_subscribers(1), 0);
+    const auto released = std::chrono::steady_clock::now();
+    held.unlock();
+    ASSERT_EQ(woken.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_TRUE(woken.get());
+    EXPECT_LT(std::chrono::steady_clock::now() - released, std::chrono::seconds(10));
+}
+
 // The slot of a held lock moves to another master: renewals follow MOVED,
 // the lock is released there and taken again there.
 TEST_F(ClusterTest, MovedSlotUnderAHeldLock) {
@@ -162,6 +190,32 @@ TEST_F(ClusterTest, AskDuringAMigration) {
     cluster->finish_move(slot, 0);
     EXPECT_EQ(on(0, {"HEXISTS", name, client.current_owner()}), 1);
     lock.unlock();
+    EXPECT_EQ(on(0, {"EXISTS", name}), 0);
+}
+
+// An unlock mid-migration finds its keys split (the lock moved, its channel
+// exists nowhere): TRYAGAIN, retried until the move ends.
+TEST_F(ClusterTest, UnlockDuringAMigrationWaitsForTheMove) {
+    Client client(config());
+    const std::string name = name_on(2, "split-");
+    const auto slot = detail::key_slot(name);
+    std::promise<void> taken, moving;
+    auto unlocked = std::async(std::launch::async, [&] {  // a lock is its thread's: taken and released there
+        Lock lock(client, name);
+        if (!lock.try_lock()) throw std::runtime_error("not taken");
+        taken.set_value();
+        moving.get_future().wait();
+        lock.unlock();
+    });
+    taken.get_future().wait();
+    cluster->start_move(slot, 0);
+    support::SyncRedis source(cluster->port(2));
+    source.command({"MIGRATE", "127.0.0.1", std::to_string(cluster->port(0)), name, "0", "5000"});
+    moving.set_value();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the unlock meets the migration
+    cluster->finish_move(slot, 0);
+    ASSERT_EQ(unlocked.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_NO_THROW(unlocked.get());
     EXPECT_EQ(on(0, {"EXISTS", name}), 0);
 }
 
