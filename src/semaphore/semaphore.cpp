@@ -86,7 +86,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
                         // Replica sync (docs/deployments.md); giving back is a release of the permits.
                         auto give_back = [&core, name, permits](std::function<void()> then) {
                             core.transport.eval(scripts::semaphore_release, {name, detail::semaphore_channel(name)},
-                                                {std::to_string(permits), publish_command},
+                                                {std::to_string(permits), core.transport.publish_command()},
                                                 [then](std::exception_ptr, Reply) { then(); });
                         };
                         detail::sync_acquire(core.transport, name,
