@@ -186,7 +186,7 @@ TEST_F(ReplicaSyncTest, WaitsForTheReplicaAfterAcquireAndRelease) {
 
 // A replica attached after the client connected is learnt by the periodic ROLE.
 TEST(ReplicaSyncLater, AReplicaAttachedLaterIsWaitedFor) {
-    support::RedisServer master({"--repl-diskless-sync-delay", "0"});
+    support::RedisServer master(std::vector<std::string>{"--repl-diskless-sync-delay", "0"});
     Config c;
     c.port = master.port();
     c.replica_sync_timeout = 2500ms;
@@ -196,7 +196,7 @@ TEST(ReplicaSyncLater, AReplicaAttachedLaterIsWaitedFor) {
     lock.unlock();
     support::SyncRedis raw(master.port());
     EXPECT_EQ(command_calls(raw, "wait"), 0);
-    support::RedisServer replica({"--replicaof", "127.0.0.1", std::to_string(master.port())});
+    support::RedisServer replica(std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(master.port())});
     support::SentinelGroup::wait_for_replicas(master.port(), 1);
     raw.command({"CONFIG", "RESETSTAT"});
     EXPECT_TRUE(eventually([&] {

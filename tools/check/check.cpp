@@ -25,6 +25,7 @@ constexpr NemesisName names[] = {
     {Nemesis::partition_holder, "partition-holder"},
     {Nemesis::sentinel_failover, "sentinel-failover"},
     {Nemesis::sentinel_kill_master, "sentinel-kill-master"},
+    {Nemesis::cluster_migrate_slot, "cluster-migrate-slot"},
 };
 
 struct PrimitiveName {
@@ -106,12 +107,16 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
         if (scenario.faults.size() > 1 && scenario.has(Nemesis::none))
             throw UsageError("'none' cannot be combined with other nemeses in '" + item + "'");
         const bool sentinel = std::any_of(scenario.faults.begin(), scenario.faults.end(), needs_sentinel);
+        const bool cluster = std::any_of(scenario.faults.begin(), scenario.faults.end(), needs_cluster);
         const bool single_server_only = std::any_of(scenario.faults.begin(), scenario.faults.end(), [](Nemesis n) {
-            return n != Nemesis::kill_holder && n != Nemesis::pause_holder && !needs_sentinel(n);
+            return n != Nemesis::kill_holder && n != Nemesis::pause_holder && !needs_sentinel(n) && !needs_cluster(n);
         });
-        if (sentinel && single_server_only)
-            throw UsageError("the sentinel-* nemeses combine only with each other, kill-holder and pause-holder: the "
-                             "others act on one server, which a failover replaces (" + item + ")");
+        if ((sentinel || cluster) && single_server_only)
+            throw UsageError("the sentinel-* and cluster-* nemeses combine only with kill-holder, pause-holder and "
+                             "nemeses of their own deployment: the others act on one server (" + item + ")");
+        if (sentinel && cluster)
+            throw UsageError("sentinel-* and cluster-* nemeses need different deployments; run them as separate "
+                             "scenarios (" + item + ")");
         if (scenario.has(Nemesis::restart_persistent) && scenario.has(Nemesis::restart_volatile))
             throw UsageError("restart-persistent and restart-volatile need differently configured servers; run them "
                              "as separate scenarios (" + item + ")");
@@ -121,6 +126,8 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
 }
 
 bool needs_sentinel(Nemesis n) { return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master; }
+
+bool needs_cluster(Nemesis n) { return n == Nemesis::cluster_migrate_slot; }
 
 std::string primitive_name(Primitive p) { return entry_of(p).name; }
 

@@ -49,11 +49,14 @@ enum class Nemesis {
     partition_holder,    // freeze the proxy of a process inside its critical section for 1.5-3 x lease
     sentinel_failover,     // SENTINEL FAILOVER: the replica is promoted, the old master follows it
     sentinel_kill_master,  // kill -9 the Sentinel master: the sentinels promote the replica; it comes back as one
+    cluster_migrate_slot,  // move a lock's slot to another master of a three-master cluster (MOVED, ASK)
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,
 /// a replica, three sentinels), which the others do not know.
 bool needs_sentinel(Nemesis n);
+/// The nemeses that need the lock server to be a Redis Cluster.
+bool needs_cluster(Nemesis n);
 
 const std::vector<Nemesis>& all_nemeses();
 std::string nemesis_name(Nemesis n);

@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
                    "Scenarios: 'all' (each nemesis alone, in turn), or a comma list of nemeses; join with + to "
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
-                   "partition-holder, sentinel-failover, sentinel-kill-master")
+                   "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "

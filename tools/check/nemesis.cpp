@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sentinel_group.hpp"
+#include "transport/cluster.hpp"
 #include "sync_redis.hpp"
 
 namespace holdfast::check {
@@ -16,19 +17,21 @@ std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 
 }  // namespace
 
-NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed,
+NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed,
                              support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
                              std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
-                             support::SentinelGroup* sentinels)
+                             support::SentinelGroup* sentinels, support::RedisCluster* cluster)
     : scenario_(scenario),
       lease_(lease),
+      locks_(locks),
       random_(seed),
       server_(server),
       workers_(workers),
       status_(status),
       log_(log),
       proxies_(proxies),
-      sentinels_(sentinels) {}
+      sentinels_(sentinels),
+      cluster_(cluster) {}
 
 Duration NemesisRunner::scaled(double low, double high) {
     const double factor = std::uniform_real_distribution<double>(low, high)(random_);
@@ -73,6 +76,9 @@ bool NemesisRunner::strike() {
         case Nemesis::sentinel_failover:
         case Nemesis::sentinel_kill_master:
             fail_over(kind);
+            return true;
+        case Nemesis::cluster_migrate_slot:
+            migrate_slot();
             return true;
         case Nemesis::restart_persistent:
         case Nemesis::restart_volatile: {
@@ -181,6 +187,24 @@ void NemesisRunner::fail_over(Nemesis kind) {
     log_.write(Fault{start, end, kind, -1, -1,
                      how + ": master :" + std::to_string(before) + " -> :" + std::to_string(after) + " in " +
                          ms_text(end - start)});
+}
+
+// A lock's slot (its hash tag's: every key of the lock moves with it) to the
+// next master, keys and all, as redis-cli --cluster reshard does: the
+// workers meet MOVED and, mid-migration, ASK.
+void NemesisRunner::migrate_slot() {
+    if (!cluster_) throw std::logic_error("nemesis cluster-migrate-slot without a cluster");
+    const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
+    const std::size_t slot = detail::key_slot(lock_name(lock));
+    const std::size_t from = cluster_->owner_of(slot);
+    const std::size_t to = (from + 1) % cluster_->size();
+    const Nanos start = now_ns();
+    cluster_->move_slot(slot, to);
+    const Nanos end = now_ns();
+    log_.write(Fault{start, end, Nemesis::cluster_migrate_slot, -1, lock,
+                     "slot " + std::to_string(slot) + " of " + lock_name(lock) + " moved from :" +
+                         std::to_string(cluster_->port(from)) + " to :" + std::to_string(cluster_->port(to)) +
+                         " in " + ms_text(end - start)});
 }
 
 // On a connection of its own, made for this one command: the server may have

@@ -11,6 +11,7 @@
 #include "history.hpp"
 #include "tcp_proxy.hpp"
 #include "redis_server.hpp"
+#include "redis_cluster.hpp"
 #include "sentinel_group.hpp"
 #include "status.hpp"
 #include "workers.hpp"
@@ -19,10 +20,10 @@ namespace holdfast::check {
 
 class NemesisRunner {
 public:
-    NemesisRunner(const Scenario& scenario, Duration lease, std::uint64_t seed, support::RedisServer& server,
+    NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed, support::RedisServer& server,
                   Workers& workers, StatusPage& status, HistoryWriter& log,
                   std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
-                  support::SentinelGroup* sentinels = nullptr);
+                  support::SentinelGroup* sentinels = nullptr, support::RedisCluster* cluster = nullptr);
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
     /// to hit (no worker inside a critical section within one lease).
@@ -35,18 +36,21 @@ private:
     int any_holder();
     int holder_staying_inside();
     void fail_over(Nemesis kind);
+    void migrate_slot();
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 
     const Scenario& scenario_;
     Duration lease_;
+    int locks_;
     std::mt19937_64 random_;
     support::RedisServer& server_;
     Workers& workers_;
     StatusPage& status_;
     HistoryWriter& log_;
     std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;
-    support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null  // per slot; empty unless the scenario partitions
+    support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null
+    support::RedisCluster* cluster_;     // the cluster whose slots cluster-migrate-slot moves; else null  // per slot; empty unless the scenario partitions
 };
 
 }  // namespace holdfast::check

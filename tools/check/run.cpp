@@ -10,6 +10,7 @@
 
 #include "nemesis.hpp"
 #include "redis_server.hpp"
+#include "redis_cluster.hpp"
 #include "sentinel_group.hpp"
 #include "status.hpp"
 #include "workers.hpp"
@@ -62,17 +63,23 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     // Under the sentinel-* nemeses the lock server is a Sentinel deployment,
     // which the workers reach by its redis-sentinel:// URI.
     const bool sentinel = std::any_of(spec.scenario.faults.begin(), spec.scenario.faults.end(), needs_sentinel);
+    // Under cluster-* a three-master Redis Cluster, reached by its URI too.
+    const bool cluster = std::any_of(spec.scenario.faults.begin(), spec.scenario.faults.end(), needs_cluster);
     std::unique_ptr<support::SentinelGroup> sentinels;
+    std::unique_ptr<support::RedisCluster> redis_cluster;
     std::unique_ptr<support::RedisServer> single_server;
     if (sentinel) sentinels = std::make_unique<support::SentinelGroup>("holdfast-check", lock_server_args(spec.scenario));
+    else if (cluster) redis_cluster = std::make_unique<support::RedisCluster>(3, lock_server_args(spec.scenario));
     else single_server = std::make_unique<support::RedisServer>(lock_server_args(spec.scenario));
-    support::RedisServer& lock_server = sentinel ? sentinels->master() : *single_server;
+    support::RedisServer& lock_server =
+        sentinel ? sentinels->master() : cluster ? redis_cluster->node(0) : *single_server;
     support::RedisServer resource_server;
     SharedStatus status(dir + "/status", true);
 
     WorkerOptions base;
     base.lock_port = lock_server.port();
     if (sentinel) base.lock_url = sentinels->url();
+    if (cluster) base.lock_url = redis_cluster->url();
     base.replica_sync = o.replica_sync;
     base.resource_port = resource_server.port();
     base.locks = o.locks;
@@ -95,8 +102,8 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
         }
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
-    NemesisRunner nemesis(spec.scenario, o.lease, random(), lock_server, workers, status.page(), nemesis_log, proxies,
-                          sentinels.get());
+    NemesisRunner nemesis(spec.scenario, o.lease, o.locks, random(), lock_server, workers, status.page(), nemesis_log, proxies,
+                          sentinels.get(), redis_cluster.get());
 
     RunFacts facts;
     facts.dir = dir;
