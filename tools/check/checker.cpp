@@ -199,9 +199,17 @@ RunResult check_run(const RunFacts& facts) {
         if (e.op == Op::release && e.phase == Phase::fail && e.message.find("does not hold") != std::string::npos)
             ++r.lost_leases;
     }
+    // A release the old master ran and then lost in a failover (asynchronous
+    // replication): the promoted replica still counts the hold until its
+    // lease ends. Expected under the sentinel-* nemeses, not a leak.
+    auto lost_in_failover = [&](const Hold& h) {
+        return !facts.strict && std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+                   return needs_sentinel(f.kind) && f.start <= h.released && f.end >= h.end;
+               });
+    };
     for (const auto& holds : m.holds)
         for (const Hold& h : holds)
-            if (h.left_after_release > 0) {
+            if (h.left_after_release > 0 && !lost_in_failover(h)) {
                 ++r.leaked_holds;
                 add_finding(r, "leaked hold", lock_name(h.lock) + " still counted " +
                                                   std::to_string(h.left_after_release) + " hold(s) of worker " +

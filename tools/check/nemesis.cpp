@@ -75,8 +75,7 @@ bool NemesisRunner::strike() {
         }
         case Nemesis::sentinel_failover:
         case Nemesis::sentinel_kill_master:
-            fail_over(kind);
-            return true;
+            return fail_over(kind);
         case Nemesis::cluster_migrate_slot:
             migrate_slot();
             return true;
@@ -166,11 +165,16 @@ bool NemesisRunner::hit_holder(Nemesis kind) {
 // The fault lasts until the sentinels name the new master and it has its
 // replica again (the old master, turned around), so the next one has a
 // replica to promote.
-void NemesisRunner::fail_over(Nemesis kind) {
+bool NemesisRunner::fail_over(Nemesis kind) {
     if (!sentinels_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a Sentinel deployment");
-    const Nanos start = now_ns();
     support::RedisServer& old_master = sentinels_->master();
     const std::uint16_t before = old_master.port();
+    try {  // nothing to promote until the last victim is back as a replica
+        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    const Nanos start = now_ns();
     std::uint16_t after;
     std::string how;
     if (kind == Nemesis::sentinel_failover) {
@@ -182,11 +186,19 @@ void NemesisRunner::fail_over(Nemesis kind) {
         old_master.restart();
         how = "kill -9 of the master, restarted";
     }
-    support::SentinelGroup::wait_for_replicas(after, 1);
+    // The old master rejoins as a replica; a restarted one may take longer
+    // than this (the next strike waits for it, or skips).
+    std::string rejoined = "";
+    try {
+        support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(10));
+    } catch (const std::runtime_error&) {
+        rejoined = "; the old master not yet back as its replica";
+    }
     const Nanos end = now_ns();
     log_.write(Fault{start, end, kind, -1, -1,
                      how + ": master :" + std::to_string(before) + " -> :" + std::to_string(after) + " in " +
-                         ms_text(end - start)});
+                         ms_text(end - start) + rejoined});
+    return true;
 }
 
 // A lock's slot (its hash tag's: every key of the lock moves with it) to the

@@ -35,7 +35,7 @@ private:
     bool hit_holder(Nemesis kind);
     int any_holder();
     int holder_staying_inside();
-    void fail_over(Nemesis kind);
+    bool fail_over(Nemesis kind);
     void migrate_slot();
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
