@@ -74,6 +74,11 @@ void RedisCluster::wait_until_ok() {
     }
 }
 
+std::size_t RedisCluster::slot_of(const std::string& key) const {
+    SyncRedis node(port(0));
+    return static_cast<std::size_t>(node.integer({"CLUSTER", "KEYSLOT", key}));
+}
+
 std::size_t RedisCluster::owner_of(std::size_t slot) const {
     SyncRedis redis(port(0));
     auto reply = redis.command({"CLUSTER", "SLOTS"});

@@ -29,6 +29,8 @@ public:
     std::string url() const;
     std::string node_id(std::size_t i) const;
 
+    /// The slot of `key`, as the cluster computes it (CLUSTER KEYSLOT).
+    std::size_t slot_of(const std::string& key) const;
     /// The node (index) serving `slot`, as node 0 sees it.
     std::size_t owner_of(std::size_t slot) const;
     /// Moves `slot` and its keys to node `to` (SETSLOT IMPORTING/MIGRATING,

@@ -7,7 +7,6 @@
 #include "cli/cli_process.hpp"
 #include "inspect/layouts.hpp"
 #include "redis_cluster.hpp"
-#include "transport/cluster.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -167,7 +166,7 @@ TEST_F(CliList, ScansEveryMasterOfACluster) {
     std::set<std::size_t> masters;
     for (int i = 0; masters.size() < 3 && i < 100; ++i) {
         const std::string name = "job-" + std::to_string(i);
-        if (!masters.insert(cluster.owner_of(detail::key_slot(name))).second) continue;
+        if (!masters.insert(cluster.owner_of(cluster.slot_of(name))).second) continue;
         locks.push_back(std::make_unique<Lock>(client, name));
         locks.back()->lock();
     }

@@ -100,7 +100,7 @@ for kind in "${kinds[@]}"; do
     man=$(find "$prefix" -name holdfast.1)
     [ -n "$man" ] || fail "no holdfast.1 man page installed"
     for option in --tls-ca --lease --json --force; do
-        grep -q -- "${option//-/\\-}\|$option" "$man" || fail "the man page does not mention $option"
+        grep -qF -e "$option" -e "${option//-/\\-}" "$man" || fail "the man page does not mention $option"
     done
 
     # 1. CMake: find_package(holdfast CONFIG) through CMAKE_PREFIX_PATH.

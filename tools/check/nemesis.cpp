@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "sentinel_group.hpp"
-#include "transport/cluster.hpp"
 #include "sync_redis.hpp"
 
 namespace holdfast::check {
@@ -207,7 +206,7 @@ bool NemesisRunner::fail_over(Nemesis kind) {
 void NemesisRunner::migrate_slot() {
     if (!cluster_) throw std::logic_error("nemesis cluster-migrate-slot without a cluster");
     const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
-    const std::size_t slot = detail::key_slot(lock_name(lock));
+    const std::size_t slot = cluster_->slot_of(lock_name(lock));
     const std::size_t from = cluster_->owner_of(slot);
     const std::size_t to = (from + 1) % cluster_->size();
     const Nanos start = now_ns();
