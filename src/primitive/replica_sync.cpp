@@ -1,21 +1,10 @@
 #include "primitive/replica_sync.hpp"
 
+#include "common/message_of.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
-
-namespace {
-
-std::string describe(const std::exception_ptr& error) {
-    try {
-        std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-}
-
-}  // namespace
 
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
                   std::function<void(std::function<void()>)> give_back, std::function<void(std::exception_ptr)> done) {
@@ -26,7 +15,7 @@ void sync_acquire(Transport& transport, const std::string& key, std::string subj
         const bool unsynced = ack.replicas > 0 && (error || ack.acknowledged == 0);
         if (mode != ReplicaSync::required || !unsynced) return done(nullptr);
         const std::string why =
-            error ? "the WAIT for its replicas failed (" + describe(error) + ")"
+            error ? "the WAIT for its replicas failed (" + message_of(error) + ")"
                   : "none of its " + std::to_string(ack.replicas) + " replica(s) acknowledged it within " +
                         std::to_string(timeout.count()) + " ms (WAIT)";
         auto failure = std::make_exception_ptr(ReplicaSyncError(

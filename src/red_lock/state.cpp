@@ -1,5 +1,6 @@
 #include "red_lock/state.hpp"
 
+#include "common/message_of.hpp"
 #include "group/fan_out.hpp"
 #include "group/members.hpp"
 #include "holdfast/errors.hpp"
@@ -22,16 +23,6 @@ bool all_are(const std::vector<std::pair<std::size_t, std::exception_ptr>>& fail
     return true;
 }
 
-std::string what_of(const std::exception_ptr& error) {
-    try {
-        std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-        return e.what();
-    } catch (...) {
-        return "unknown error";
-    }
-}
-
 }  // namespace
 
 std::exception_ptr quorum_error(const std::string& description, std::string_view verb,
@@ -41,7 +32,7 @@ std::exception_ptr quorum_error(const std::string& description, std::string_view
                           std::to_string(quorum_of(locks.size())) + " of " + std::to_string(locks.size()) +
                           " servers, and " + std::to_string(failures.size()) + " failed:";
     for (const auto& [i, error] : failures)
-        message += " [" + LockAccess::client(*locks[i]).config().server_name() + ": " + what_of(error) + "]";
+        message += " [" + LockAccess::client(*locks[i]).config().server_name() + ": " + message_of(error) + "]";
     if (all_are<ConnectionError>(failures)) return std::make_exception_ptr(ConnectionError(message));
     if (all_are<NotOwnerError>(failures)) return std::make_exception_ptr(NotOwnerError(message));
     return std::make_exception_ptr(ServerError(message));

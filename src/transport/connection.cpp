@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/message_of.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 
@@ -231,11 +232,7 @@ void Connection::connect() {
     locate([self = shared_from_this(), generation](std::exception_ptr error, ServerAddress address) {
         if (generation != self->generation_ || self->state_ != State::connecting) return;
         if (!error) return self->connect_to(address);
-        try {
-            std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-            self->fail(e.what());
-        }
+        self->fail(message_of(error));
     });
 }
 
