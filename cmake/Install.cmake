@@ -9,6 +9,11 @@ install(TARGETS holdfast EXPORT holdfastTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(HOLDFAST_PROMETHEUS)
+  install(TARGETS holdfast_prometheus EXPORT holdfastTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 if(TARGET holdfast_cli AND TARGET holdfast_check)
   install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

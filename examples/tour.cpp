@@ -15,6 +15,13 @@
 
 #include "holdfast/holdfast.hpp"
 #include "redis_server.hpp"
+#ifdef HOLDFAST_TOUR_PROMETHEUS
+#include <prometheus/text_serializer.h>
+
+#include <sstream>
+
+#include "holdfast/prometheus.hpp"
+#endif
 
 using namespace std::chrono_literals;
 
@@ -192,6 +199,18 @@ void count_down_latch(holdfast::Client& client) {
         std::string(opened ? "yes" : "no (wrong!)"));
 }
 
+// What the client counted on the way, as a Prometheus scrape reads it
+// (docs/operations.md), without the histograms' buckets.
+void metrics([[maybe_unused]] const holdfast::Client& client) {
+#ifdef HOLDFAST_TOUR_PROMETHEUS
+    section("Metrics: what the client counted, as Prometheus scrapes them (holdfast::prometheus)");
+    const auto collectable = holdfast::prometheus_collectable(client);
+    std::istringstream text(prometheus::TextSerializer().Serialize(collectable->Collect()));
+    for (std::string line; std::getline(text, line);)
+        if (!line.starts_with("#") && line.find("_bucket{") == std::string::npos) say(line);
+#endif
+}
+
 }  // namespace
 
 int main() {
@@ -215,6 +234,7 @@ int main() {
         permit_expirable_semaphore(client);
         count_down_latch(client);
         red_lock();
+        metrics(client);
         std::printf("\ndone\n");
         return 0;
     } catch (const std::exception& e) {

@@ -13,6 +13,15 @@
 
 namespace holdfast::cli {
 
+namespace {
+// Event::to_string() without its "holdfast: " (warn() adds it).
+std::string describe_event(const Event& event) {
+    std::string line = event.to_string();
+    constexpr std::string_view prefix = "holdfast: ";
+    return line.starts_with(prefix) ? line.substr(prefix.size()) : line;
+}
+}  // namespace
+
 Config make_config(const GlobalOptions& options) {
     Config config;
     try {
@@ -30,6 +39,7 @@ Config make_config(const GlobalOptions& options) {
         config.tls.cert_file = options.tls_cert;
         config.tls.key_file = options.tls_key;
     }
+    if (options.verbose) config.on_event = [](const Event& event) { warn(describe_event(event)); };
     return config;
 }
 
@@ -129,6 +139,9 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
     app.add_option("--tls-key", global.tls_key, "TLS: the private key of --tls-cert (PEM)")
         ->type_name("FILE")
         ->check(CLI::Validator(CLI::ExistingFile).description(""));
+    app.add_flag("-v,--verbose", global.verbose,
+                 "Log the client's events to stderr: connections lost and restored, failed renewals, lost "
+                 "leases, slow acquires, reloaded scripts");
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
                  "Lease of a lock taken without --lease, renewed every third of it [30s]",
                  duration_at_least(3ms, "is below the minimum of 3ms"));

@@ -7,6 +7,7 @@
 
 #include "holdfast/export.hpp"
 #include "holdfast/config.hpp"
+#include "holdfast/metrics.hpp"
 
 namespace holdfast {
 
@@ -43,7 +44,12 @@ public:
     /// equal to a thread's id nor to an earlier one from this client.
     std::string new_owner();
 
+    /// The configuration in use: as given, with client_name filled in.
     const Config& config() const;
+
+    /// Counters and histograms since this client was made (docs/operations.md);
+    /// all zero with Config::metrics off. Cheap enough to read every scrape.
+    Metrics metrics() const;
 
     /// Internal: the shared machinery behind the locks.
     detail::ClientCore& core() const { return *core_; }

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "holdfast/events.hpp"
 #include "holdfast/export.hpp"
 
 namespace holdfast {
@@ -130,6 +132,18 @@ struct HOLDFAST_EXPORT Config {
     std::chrono::milliseconds lock_watchdog_timeout{30000};
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
+
+    /// Operations (docs/operations.md). Told of connections lost and
+    /// restored, failed renewals, lost leases, slow acquires and reloaded
+    /// scripts; empty: nothing is told. Runs on the client's loop thread.
+    EventHandler on_event;
+    /// An acquire that waited longer than this is told as Event::slow_acquire.
+    std::chrono::milliseconds slow_acquire_threshold{1000};
+    /// Sent by CLIENT SETNAME on every connection, so CLIENT LIST shows whose
+    /// connections they are. nullopt: "<program>-<client id>"; empty: none.
+    std::optional<std::string> client_name;
+    /// Counts Client::metrics(); false saves a few atomic adds per call.
+    bool metrics = true;
 
     /// Fills a Config from a URI (docs/deployments.md):
     ///   redis://[user:password@]host[:port][/db]            (rediss:// for TLS)

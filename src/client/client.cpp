@@ -1,5 +1,6 @@
 #include "holdfast/client.hpp"
 
+#include <errno.h>  // program_invocation_short_name
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "client/client_core.hpp"
+#include "common/quoted.hpp"
 
 namespace holdfast {
 namespace detail {
@@ -70,21 +72,42 @@ void validate(const Config& config) {
     }
     for (const ServerAddress& s : config.servers)
         if (s.host.empty() || s.port == 0) fail("servers: a server has no host, or port 0");
+    if (config.slow_acquire_threshold < std::chrono::milliseconds::zero()) fail("slow_acquire_threshold must be >= 0");
+    if (config.client_name)
+        for (char c : *config.client_name)
+            if (c <= ' ' || c > '~')
+                fail("client_name: CLIENT SETNAME takes printable ASCII without spaces; got " +
+                     quoted(*config.client_name));
     if (config.tls.cert_file.empty() != config.tls.key_file.empty())
         fail("tls: give both cert_file and key_file (a client certificate and its key), or neither");
 }
 
-const Config& validated(const Config& config) {
+// "<program>-<client id>", printable and without spaces as CLIENT SETNAME requires.
+std::string default_client_name(const std::string& uuid) {
+    std::string name = program_invocation_short_name;
+    for (char& c : name)
+        if (c <= ' ' || c > '~') c = '_';
+    return (name.empty() ? "holdfast" : name) + "-" + uuid;
+}
+
+// The Config the transport runs on: validated, the client name filled in,
+// and events routed through the client's telemetry (which counts them).
+Config effective(const Config& config, const std::string& uuid, const std::shared_ptr<const Telemetry>& telemetry) {
     validate(config);
-    return config;
+    Config c = config;
+    if (!c.client_name) c.client_name = default_client_name(uuid);
+    c.on_event = nullptr;
+    if (telemetry->listening()) c.on_event = [telemetry](const Event& event) { telemetry->tell(event); };
+    return c;
 }
 
 }  // namespace
 
 ClientCore::ClientCore(const Config& config)
-    : transport(validated(config)),
-      watchdog(transport, config.lock_watchdog_timeout, config.lock_watchdog_batch_size),
-      uuid(random_uuid()) {}
+    : uuid(random_uuid()),
+      telemetry(std::make_shared<Telemetry>(config.on_event, config.metrics, config.slow_acquire_threshold)),
+      transport(effective(config, uuid, telemetry)),
+      watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size) {}
 
 // The loop stops first: the watchdog's timer must not fire into a destroyed object.
 ClientCore::~ClientCore() { transport.shutdown(); }
@@ -124,5 +147,6 @@ const std::string& Client::id() const { return core_->uuid; }
 std::string Client::current_owner() const { return core_->current_owner(); }
 std::string Client::new_owner() { return core_->new_owner(); }
 const Config& Client::config() const { return core_->transport.config(); }
+Metrics Client::metrics() const { return core_->telemetry->snapshot(); }
 
 }  // namespace holdfast

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "holdfast/config.hpp"
 #include "primitive/hold_ledger.hpp"
 #include "scheduler/watchdog.hpp"
+#include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
@@ -16,10 +18,12 @@ public:
     explicit ClientCore(const Config& config);
     ~ClientCore();
 
+    const std::string uuid;
+    // Shared with the transport's connections, whose Config tells it events.
+    const std::shared_ptr<const Telemetry> telemetry;
     Transport transport;
     Watchdog watchdog;
     HoldLedger holds;
-    const std::string uuid;
 
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.
     const std::string& current_owner() const;

@@ -95,6 +95,7 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::function<voi
                                });
     };
     request.deadline = detail::deadline_after(wait);
+    request.meter = {core.telemetry.get(), noun, name_};
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
                         done(std::move(error), opened);

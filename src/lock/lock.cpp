@@ -113,6 +113,7 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
     detail::AcquireRequest request = kind_->acquire(core, name_, owner, ttl, try_once);
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
+    request.meter = {core.telemetry.get(), kind_->noun(), name_};
     // When the attempt that took the lock was sent: its lease runs from then at the latest.
     auto sent = std::make_shared<detail::Watchdog::Clock::time_point>();
     request.attempt = [&core, &kind = *kind_, name = name_, sent, attempt = std::move(request.attempt)](
@@ -130,7 +131,7 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
                         // Watched before the caller learns it holds the lock, so renewal never lags.
                         if (!error && acquired) {
                             core.holds.taken(name, field);
-                            if (watch == Watch::watchdog) core.watchdog.track(renew, name, field, *sent, ttl);
+                            if (watch == Watch::watchdog) core.watchdog.track(renew, kind->noun(), name, field, *sent, ttl);
                         }
                         if (error && watch == Watch::watchdog) give_back_unknown(core, *kind, name, owner, error);
                         done(error, acquired, token);
@@ -169,8 +170,10 @@ void Lock::release(std::string owner, Released done) {
                        // Read before untrack(): a hold lost locally is reported as such.
                        const auto lost_for = core.watchdog.lost_for(name, field);
                        if (!error && reply.is_nil()) core.holds.forget(name, field);
-                       const auto known = error || reply.is_integer() ? core.holds.given_back(name, field)
+                       detail::HoldLedger::Clock::duration held_for{};
+                       const auto known = error || reply.is_integer() ? core.holds.given_back(name, field, &held_for)
                                                                       : std::nullopt;
+                       if (!error && known == 0 && reply.integer == 1) core.telemetry->held(kind->noun(), held_for);
                        // Still held, though this was the last hold its caller knows of:
                        // the rest came from acquires whose replies were lost.
                        if (!error && reply.is_integer() && reply.integer == 0 && known == 0)

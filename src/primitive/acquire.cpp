@@ -7,6 +7,7 @@
 
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
+#include "telemetry/telemetry.hpp"
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
 
@@ -24,7 +25,7 @@ using Clock = std::chrono::steady_clock;
 class AcquireOperation : public ChannelListener, public std::enable_shared_from_this<AcquireOperation> {
 public:
     AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
-        : transport_(transport), request_(std::move(request)), done_(std::move(done)) {}
+        : transport_(transport), request_(std::move(request)), done_(std::move(done)), started_(Clock::now()) {}
 
     void start() {
         auto self = shared_from_this();
@@ -122,6 +123,10 @@ private:
             passing_on_ = false;
         }
         if (request_.deadline && *request_.deadline <= Clock::now()) return finish(nullptr, false);
+        if (!waiting_ && request_.meter.telemetry) {
+            waiting_ = true;
+            request_.meter.telemetry->waiting(request_.meter.kind, +1);
+        }
         if (request_.backoff) {
             const long long pause = next_backoff();
             return sleep(result.ttl == -1 ? pause : std::min(result.ttl, pause));
@@ -170,6 +175,7 @@ private:
 
     void finish(std::exception_ptr error, bool acquired, std::int64_t token = 0) {
         finished_ = true;
+        meter(error, acquired);
         cancel_sleep();
         cancel_.reset();
         transport_.remove_waiter(this);
@@ -190,9 +196,21 @@ private:
         done(std::move(error), acquired, token);
     }
 
+    void meter(const std::exception_ptr& error, bool acquired) {
+        const Meter& m = request_.meter;
+        if (!m.telemetry) return;
+        if (waiting_) m.telemetry->waiting(m.kind, -1);
+        const auto outcome = error ? Telemetry::Outcome::failed
+                             : acquired ? Telemetry::Outcome::acquired
+                                        : Telemetry::Outcome::gave_up;
+        m.telemetry->acquire_ended(m.kind, m.name, outcome, Clock::now() - started_);
+    }
+
     Transport& transport_;
     AcquireRequest request_;
     AcquireHandler done_;
+    const Clock::time_point started_;
+    bool waiting_ = false;  // counted among the waiters
     std::optional<asio::steady_timer> timer_;
     std::optional<std::stop_callback<std::function<void()>>> cancel_;
     std::exception_ptr refusal_;  // the server refused the channel while an attempt was in flight

@@ -14,7 +14,16 @@
 
 namespace holdfast::detail {
 
+class Telemetry;
 class Transport;
+
+/// What an acquire reports to metrics and events (primitive/acquire.cpp):
+/// nothing without a telemetry.
+struct Meter {
+    const Telemetry* telemetry = nullptr;
+    std::string_view kind;  ///< "fair lock": a literal
+    std::string name;
+};
 
 /// Outcome of one atomic acquire attempt (one script call).
 struct Attempt {
@@ -66,6 +75,7 @@ struct AcquireRequest {
     /// included). An attempt already in flight is awaited first: if it took
     /// the primitive, the operation completes as acquired.
     std::stop_token stop;
+    Meter meter;
 };
 
 /// Completion: error set, or whether the primitive was acquired (with the

@@ -1,6 +1,7 @@
 // The holds a client has told its callers they took, per key and hold field.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -19,18 +20,24 @@ namespace holdfast::detail {
 /// Thread safety: any thread.
 class HoldLedger {
 public:
+    using Clock = std::chrono::steady_clock;
+
     void taken(const std::string& key, const std::string& field) {
         std::lock_guard lock(mutex_);
-        ++counts_[{key, field}];
+        Holds& holds = counts_[{key, field}];
+        if (holds.count++ == 0) holds.since = Clock::now();
     }
 
     /// One hold given back (or its unlock's outcome unknown). Returns the holds
     /// still known, or nullopt if none was: this client never took it.
-    std::optional<std::int64_t> given_back(const std::string& key, const std::string& field) {
+    /// `held_for`, if given, is set to the time since the first of them.
+    std::optional<std::int64_t> given_back(const std::string& key, const std::string& field,
+                                           Clock::duration* held_for = nullptr) {
         std::lock_guard lock(mutex_);
         auto it = counts_.find({key, field});
         if (it == counts_.end()) return std::nullopt;
-        const std::int64_t left = --it->second;
+        if (held_for) *held_for = Clock::now() - it->second.since;
+        const std::int64_t left = --it->second.count;
         if (left == 0) counts_.erase(it);
         return left;
     }
@@ -54,8 +61,12 @@ public:
     }
 
 private:
+    struct Holds {
+        std::int64_t count = 0;
+        Clock::time_point since;  // of the first hold still known
+    };
     mutable std::mutex mutex_;
-    std::map<std::pair<std::string, std::string>, std::int64_t> counts_;
+    std::map<std::pair<std::string, std::string>, Holds> counts_;
 };
 
 }  // namespace holdfast::detail

@@ -2,18 +2,21 @@
 
 #include <vector>
 
+#include "common/message_of.hpp"
 #include "scheduler/lease.hpp"
+#include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
 
-Watchdog::Watchdog(Transport& transport, std::chrono::milliseconds lease, std::size_t batch_size)
-    : transport_(transport), lease_(lease), batch_size_(std::max<std::size_t>(1, batch_size)), timer_(transport.loop()) {}
+Watchdog::Watchdog(Transport& transport, const Telemetry& telemetry, std::chrono::milliseconds lease,
+                   std::size_t batch_size)
+    : transport_(transport), telemetry_(telemetry), lease_(lease), batch_size_(std::max<std::size_t>(1, batch_size)), timer_(transport.loop()) {}
 
 Watchdog::~Watchdog() = default;
 
-void Watchdog::track(const Script* renew, const std::string& key, const std::string& owner, Clock::time_point sent,
-                     std::chrono::milliseconds ttl) {
+void Watchdog::track(const Script* renew, std::string_view kind, const std::string& key, const std::string& owner,
+                     Clock::time_point sent, std::chrono::milliseconds ttl) {
     std::lock_guard lock(mutex_);
     auto [it, inserted] = entries_.try_emplace({key, owner});
     Entry& entry = it->second;
@@ -23,6 +26,7 @@ void Watchdog::track(const Script* renew, const std::string& key, const std::str
         entry.generation = ++next_generation_;
     }
     if (renew) entry.renew = renew;
+    entry.kind = kind;
     // This command set the TTL last (commands on one key keep their order).
     entry.deadline = sent + ttl - lease_margin(ttl);
     if (entry.renew && !next_renewal_) next_renewal_ = Clock::now() + lease_ / 3;
@@ -85,23 +89,63 @@ void Watchdog::arm() {
 
 void Watchdog::on_timer() {
     const auto now = Clock::now();
-    std::vector<std::stop_source> lost;
+    std::vector<Loss> lost;
     bool renewal_due;
     {
         std::lock_guard lock(mutex_);
         for (auto& [id, entry] : entries_)
-            if (!entry.expired && entry.deadline <= now) lose(entry, lost);
+            if (!entry.expired && entry.deadline <= now)
+                lose(id, entry, "no renewal confirmed for a whole lease (the server unreachable, paused or refusing)",
+                     lost);
         renewal_due = next_renewal_ && *next_renewal_ <= now;
     }
-    // Outside the mutex: stop callbacks are user code.
-    for (auto& source : lost) source.request_stop();
+    tell_lost(lost);
     if (renewal_due) renew_all(now);
     arm();
 }
 
-void Watchdog::lose(Entry& entry, std::vector<std::stop_source>& lost) {
+void Watchdog::lose(const Id& id, Entry& entry, std::string why, std::vector<Loss>& lost) {
     entry.expired = true;
-    lost.push_back(entry.lost);
+    lost.push_back({entry.lost, entry.kind, id, std::move(why)});
+}
+
+void Watchdog::tell_lost(std::vector<Loss>& lost) {
+    // Outside the mutex: stop callbacks are user code, and so is the event handler.
+    for (auto& loss : lost) {
+        loss.source.request_stop();
+        if (!telemetry_.listening()) continue;
+        Event event;
+        event.kind = Event::Kind::lease_lost;
+        event.primitive = Telemetry::label(loss.kind);
+        event.name = loss.id.first;
+        event.owner = loss.id.second;
+        event.server = transport_.config().server_name();
+        event.detail = std::move(loss.why);
+        telemetry_.tell(event);
+    }
+}
+
+void Watchdog::renewal_failed(const std::vector<Sent>& batch, const std::string& why) {
+    if (!telemetry_.listening()) return;
+    std::vector<std::string_view> kinds;
+    {
+        std::lock_guard lock(mutex_);
+        for (const Sent& sent : batch) {
+            auto it = entries_.find(sent.id);
+            kinds.push_back(it == entries_.end() ? std::string_view{} : it->second.kind);
+        }
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (kinds[i].empty()) continue;  // unlocked meanwhile
+        Event event;
+        event.kind = Event::Kind::renewal_failed;
+        event.primitive = Telemetry::label(kinds[i]);
+        event.name = batch[i].id.first;
+        event.owner = batch[i].id.second;
+        event.server = transport_.config().server_name();
+        event.detail = why + "; retried at the next renewal, lost if none is confirmed within the lease";
+        telemetry_.tell(event);
+    }
 }
 
 // Groups the renewed holds by renew script and shard, up to batch_size_ keys per call.
@@ -128,14 +172,16 @@ void Watchdog::renew_all(Clock::time_point now) {
             transport_.eval(*group.first, keys, args, [this, batch, now](std::exception_ptr error, Reply reply) {
                 // A transport or server error changes nothing: the next tick
                 // retries, and the local deadline ends a hold never confirmed.
-                if (!error && reply.is_array()) on_renewed(*batch, reply, now);
+                if (!error && reply.is_array()) return on_renewed(*batch, reply, now);
+                renewal_failed(*batch, error ? message_of(error) : "the server refused the renewal: " + reply.str);
             });
         }
     }
 }
 
 void Watchdog::on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent) {
-    std::vector<std::stop_source> lost;
+    std::vector<Loss> lost;
+    std::vector<std::string_view> renewed;
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < batch.size() && i < reply.elements.size(); ++i) {
@@ -144,13 +190,15 @@ void Watchdog::on_renewed(const std::vector<Sent>& batch, const Reply& reply, Cl
             if (it == entries_.end() || it->second.generation != batch[i].generation || it->second.expired) continue;
             if (reply.elements[i].integer == 1) {
                 it->second.deadline = sent + lease_ - lease_margin(lease_);
+                renewed.push_back(it->second.kind);
                 continue;
             }
-            lost.push_back(it->second.lost);
+            lose(it->first, it->second, "the server no longer holds it for this owner (expired, deleted or taken)", lost);
             entries_.erase(it);
         }
     }
-    for (auto& source : lost) source.request_stop();
+    for (std::string_view kind : renewed) telemetry_.renewed(kind);
+    tell_lost(lost);
 }
 
 }  // namespace holdfast::detail

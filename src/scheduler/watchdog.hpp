@@ -18,6 +18,7 @@
 
 namespace holdfast::detail {
 
+class Telemetry;
 class Transport;
 
 /// Knows keys, owners, leases and a renew script per entry, nothing of lock
@@ -38,15 +39,18 @@ class Watchdog {
 public:
     using Clock = std::chrono::steady_clock;
 
-    Watchdog(Transport& transport, std::chrono::milliseconds lease, std::size_t batch_size);
+    /// Tells `telemetry` of renewals, failed renewals and lost holds.
+    Watchdog(Transport& transport, const Telemetry& telemetry, std::chrono::milliseconds lease,
+             std::size_t batch_size);
     ~Watchdog();
 
     /// A hold of `key` by `owner` was taken (or re-entered) by a command sent at
     /// `sent` that set its TTL to `ttl`. `renew`: the script that renews it
     /// every third of lease(); nullptr for an explicit lease, watched only. A
-    /// hold already renewed stays renewed.
-    void track(const Script* renew, const std::string& key, const std::string& owner, Clock::time_point sent,
-               std::chrono::milliseconds ttl);
+    /// hold already renewed stays renewed. `kind` ("fair lock", a literal)
+    /// names it in metrics and events.
+    void track(const Script* renew, std::string_view kind, const std::string& key, const std::string& owner,
+               Clock::time_point sent, std::chrono::milliseconds ttl);
     /// Forgets the hold: the server says the owner's last hold is released, or
     /// the unlock failed (the lease then ends the hold).
     void untrack(const std::string& key, const std::string& owner);
@@ -65,6 +69,7 @@ public:
 private:
     struct Entry {
         const Script* renew = nullptr;
+        std::string_view kind;
         std::stop_source lost;
         std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
         Clock::time_point deadline;    // local lease deadline
@@ -81,10 +86,22 @@ private:
     void on_timer();
     void renew_all(Clock::time_point now);
     void on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent);
-    /// Under mutex_: marks `entry` lost, for the caller to request outside it.
-    void lose(Entry& entry, std::vector<std::stop_source>& lost);
+    /// A renewal command failed: each hold it carried is told as renewal_failed.
+    void renewal_failed(const std::vector<Sent>& batch, const std::string& why);
+    /// What a lost hold tells telemetry, made under mutex_ and told outside it.
+    struct Loss {
+        std::stop_source source;
+        std::string_view kind;
+        Id id;
+        std::string why;
+    };
+    /// Under mutex_: marks `entry` lost, for the caller to tell outside it.
+    void lose(const Id& id, Entry& entry, std::string why, std::vector<Loss>& lost);
+    /// Outside mutex_: stops the holds' tokens (user code) and tells telemetry.
+    void tell_lost(std::vector<Loss>& lost);
 
     Transport& transport_;
+    const Telemetry& telemetry_;
     const std::chrono::milliseconds lease_;
     const std::size_t batch_size_;
     asio::steady_timer timer_;

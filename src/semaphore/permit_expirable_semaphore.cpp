@@ -112,6 +112,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
             noun);
     };
     request.deadline = detail::deadline_after(wait);
+    request.meter = {core.telemetry.get(), noun, name};
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
                                                                               bool acquired, std::int64_t) {

@@ -78,6 +78,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
             noun);
     };
     request.deadline = detail::deadline_after(wait);
+    request.meter = {core.telemetry.get(), noun_, name_};
     detail::acquire(core.transport, std::move(request),
                     [&core, name = name_, noun = noun_, permits, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t) {

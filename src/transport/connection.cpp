@@ -45,6 +45,7 @@ void Connection::start() {
 
 void Connection::stop_now() {
     if (state_ == State::stopped) return;
+    stopping_ = true;  // not a loss to tell
     fail("the client is shutting down");
     {
         std::lock_guard lock(mutex_);
@@ -320,6 +321,11 @@ void Connection::send_handshake() {
                                : encode_command({"AUTH", config_.username, config_.password}));
     }
     if (config_.database != 0) commands.push_back(encode_command({"SELECT", std::to_string(config_.database)}));
+    // So CLIENT LIST shows whose connection this is. Cosmetic: a refusal
+    // (an ACL without +client|setname) leaves the connection unnamed.
+    const bool names = config_.client_name && !config_.client_name->empty();
+    if (names) commands.push_back(encode_command({"CLIENT", "SETNAME", *config_.client_name}));
+    const std::size_t setname_at = names ? commands.size() - 1 : commands.size();
     commands.push_back(encode_command({"PING"}));
     if (asks_role) commands.push_back(encode_command({"ROLE"}));
     role_checked_ = Clock::now();
@@ -332,10 +338,12 @@ void Connection::send_handshake() {
         for (std::size_t i = 0; i < commands.size(); ++i) {
             const bool is_auth = i == 0 && !config_.password.empty();
             const bool is_role = asks_role && i + 1 == commands.size();
-            auto handler = [self = shared_from_this(), generation, is_auth, is_role](std::exception_ptr error,
-                                                                                      Reply reply) {
+            const bool is_setname = i == setname_at;
+            auto handler = [self = shared_from_this(), generation, is_auth, is_role, is_setname](
+                               std::exception_ptr error, Reply reply) {
                 if (error || generation != self->generation_) return;
                 if (is_role && !self->on_role(reply)) return;
+                if (is_setname) reply = Reply{};
                 // Refused credentials or database: retrying cannot help, so
                 // waiting commands fail now (AuthError) rather than at the timeout.
                 if (reply.is_error() && !is_role) {
@@ -359,6 +367,10 @@ void Connection::send_handshake() {
 // Commands that waited for the connection go out first, in submission order.
 void Connection::became_ready() {
     backoff_ = config_.retry_interval;
+    if (lost_) {
+        lost_ = false;
+        tell(Event::Kind::connection_restored, "");
+    }
     if (on_ready) on_ready();
     bool must_drain = false;
     std::uint64_t epoch;
@@ -452,7 +464,7 @@ void Connection::on_bytes(std::size_t n) {
 // Closes the socket, fails what was in flight, and schedules a reconnect.
 void Connection::fail(const std::string& why, Refusal refusal) {
     std::deque<InFlight> in_flight;
-    bool was_established;
+    bool was_established, was_ready;
     {
         std::scoped_lock lock(write_mutex_, mutex_);
         if (state_ == State::stopped || state_ == State::backoff || state_ == State::idle) {
@@ -460,6 +472,7 @@ void Connection::fail(const std::string& why, Refusal refusal) {
             return;
         }
         was_established = state_ == State::ready || state_ == State::handshake;
+        was_ready = state_ == State::ready;
         last_error_ = why;
         state_ = State::backoff;
         fd_ = -1;
@@ -473,6 +486,10 @@ void Connection::fail(const std::string& why, Refusal refusal) {
     }
     resolver_.cancel();
     connect_timer_.cancel();
+    if (was_ready && !stopping_) {
+        lost_ = true;
+        tell(Event::Kind::connection_lost, why);
+    }
     const std::string message = "holdfast: connection to " + server_ + " lost (" + why + ")" +
                                 (was_established ? "; the command may or may not have run" : "");
     auto error = refusal == Refusal::auth  ? std::make_exception_ptr(AuthError(message))
@@ -543,6 +560,15 @@ void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
                                                   "); is the server running and reachable?");
     for (auto& p : expired)
         if (p.handler) p.handler(timeout_error, Reply{});
+}
+
+void Connection::tell(Event::Kind kind, const std::string& why) const {
+    if (!config_.on_event) return;
+    Event event;
+    event.kind = kind;
+    event.server = address();
+    event.detail = why;
+    config_.on_event(event);
 }
 
 }  // namespace holdfast::detail

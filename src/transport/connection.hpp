@@ -147,6 +147,8 @@ private:
     void watch();
     void refresh_role(Clock::time_point now);
     void fail_waiting(const std::exception_ptr& error, bool all);
+    /// Tells Config::on_event of this connection's loss or return.
+    void tell(Event::Kind kind, const std::string& why) const;
 
     asio::io_context& io_;
     const Config config_;
@@ -182,6 +184,8 @@ private:
     ReplyReader reader_;
     std::chrono::milliseconds backoff_;
     int handshake_replies_ = 0;
+    bool lost_ = false;                   // told connection_lost, not yet restored
+    bool stopping_ = false;               // stop_now(): the drop is not a loss
     ServerAddress address_;               // where the locator sent this attempt
     Clock::time_point role_checked_{};    // last ROLE sent
     std::atomic<int> replicas_{0};

@@ -187,6 +187,13 @@ void Transport::eval(const Script& script, const std::vector<std::string_view>& 
         std::vector<std::string_view> eval_form{"EVAL", script.body};
         for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
         const std::string_view key = request->elements.size() > 3 && eval_form[2] != "0" ? eval_form[3] : "";
+        if (config_.on_event) {
+            Event event;
+            event.kind = Event::Kind::script_reloaded;
+            event.server = writer_of(key).address();
+            event.detail = std::string(script.name) + " (the server had lost it: a restart, failover or SCRIPT FLUSH)";
+            config_.on_event(event);
+        }
         dispatch(key, encode_command(eval_form), std::move(handler));
     });
 }

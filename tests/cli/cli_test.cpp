@@ -208,6 +208,22 @@ TEST_F(CliRun, TheCommandDoesNotInheritTheRedisConnections) {
     EXPECT_EQ(fds.find("socket:"), std::string::npos) << fds;
 }
 
+// -v: the client's events on stderr, one line each, as docs/operations.md shows them.
+TEST_F(CliRun, VerboseLogsTheClientsEvents) {
+    auto cli = start({"-v", "--watchdog-timeout", "1500ms", "run", "job", "--", "sleep", "30"});
+    ASSERT_TRUE(eventually([&] { return raw->integer({"EXISTS", "job"}) == 1; })) << cli->err();
+    raw->command({"CLIENT", "KILL", "SKIPME", "yes"});
+    ASSERT_TRUE(eventually([&] { return cli->err().find("connection_restored") != std::string::npos; }))
+        << cli->err();
+    raw->integer({"DEL", "job"});  // the next renewal finds it gone
+    const auto result = cli->wait();
+    EXPECT_EQ(result.status, 128 + SIGTERM);
+    const std::string address = "127.0.0.1:" + std::to_string(server->port());
+    EXPECT_NE(result.err.find("holdfast: connection_lost: on " + address + ": "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("holdfast: connection_restored: on " + address), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("holdfast: lease_lost: lock 'job' owner '"), std::string::npos) << result.err;
+}
+
 // run's warnings show the name as the library's errors do: escaped, and cut.
 TEST_F(CliRun, WarningsEscapeAndCutTheName) {
     const std::string name = "evil\x1b[2J\x07" + std::string(5000, 'n');

@@ -58,6 +58,12 @@ check_exports() {
     echo "consumer: $(basename "$lib") exports $(wc -l <<<"$symbols") symbols, no internals (Asio, hiredis, holdfast::detail)"
 }
 
+# holdfast::prometheus is built wherever prometheus-cpp is installed (./run installs it).
+run_prometheus() {
+    [ -x "$1/consumer_prometheus" ] || fail "holdfast::prometheus was not built or not found in $1"
+    "$1/consumer_prometheus" "$url"
+}
+
 start_redis
 url="redis://127.0.0.1:$port"
 # holdfast as a subproject: only the library is built, none of our tools or tests.
@@ -72,6 +78,7 @@ fetch() {
     fi
     quiet cmake --build "$dir" -j"$JOBS"
     "$dir/consumer" "$url"
+    run_prometheus "$dir"
     echo "consumer: FetchContent subproject passed"
 }
 
@@ -107,6 +114,7 @@ for kind in "${kinds[@]}"; do
     quiet cmake -S tests/consumer -B "$work/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
     quiet cmake --build "$work/cmake-$kind"
     "$work/cmake-$kind/consumer" "$url"
+    run_prometheus "$work/cmake-$kind"
 
     # 2. A plain compiler line from pkg-config (--static: hiredis too, for a static libholdfast).
     export PKG_CONFIG_PATH="$libdir/pkgconfig"

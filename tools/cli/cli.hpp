@@ -39,6 +39,7 @@ struct GlobalOptions {
     std::string url = "redis://127.0.0.1:6379";
     std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
     std::string tls_ca, tls_cert, tls_key;     // empty: the system's CAs, no client certificate
+    bool verbose = false;                      // -v: the client's events on stderr
 };
 
 /// Which member of the lock family `run` takes.

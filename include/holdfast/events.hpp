@@ -1,0 +1,45 @@
+// What a Client tells its operator: connections lost and restored, renewals
+// that failed, leases lost, acquires that waited long, scripts reloaded.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "holdfast/export.hpp"
+
+namespace holdfast {
+
+/// One thing an operator may want to log or alert on (docs/operations.md).
+/// Fields that do not apply to a kind are empty.
+struct HOLDFAST_EXPORT Event {
+    enum class Kind {
+        connection_lost,      ///< server, detail (why); its commands in flight fail
+        connection_restored,  ///< server: reconnected after a loss
+        renewal_failed,       ///< primitive, name, owner, server, detail: the watchdog retries next tick
+        lease_lost,           ///< primitive, name, owner, server, detail: the hold is gone or untrusted
+        slow_acquire,         ///< primitive, name, waited: longer than Config::slow_acquire_threshold
+        script_reloaded,      ///< server, detail (script): NOSCRIPT answered, sent again by EVAL
+    };
+    Kind kind = Kind::connection_lost;
+    std::string server;     ///< "host:port" (or the socket path)
+    std::string primitive;  ///< "lock", "fair_lock", "semaphore" ... as Metrics names kinds
+    std::string name;       ///< the lock's, semaphore's or latch's name
+    std::string owner;      ///< "<client-uuid>:<thread-id>"
+    std::chrono::milliseconds waited{0};
+    std::string detail;
+
+    /// One log line: "holdfast: lease_lost: fair_lock 'orders' owner '…' on 127.0.0.1:6380: …".
+    std::string to_string() const;
+};
+
+/// "connection_lost", "lease_lost", ...: the kind as to_string() and the CLI print it.
+HOLDFAST_EXPORT std::string_view to_string(Event::Kind kind);
+
+/// Told each Event, on the client's event loop thread: keep it short (hand it
+/// to a logger or a queue) and never call a blocking holdfast function from
+/// it. An exception it throws is swallowed.
+using EventHandler = std::function<void(const Event&)>;
+
+}  // namespace holdfast
