@@ -200,14 +200,14 @@ void count_down_latch(holdfast::Client& client) {
 }
 
 // What the client counted on the way, as a Prometheus scrape reads it
-// (docs/operations.md), without the histograms' buckets.
+// (docs/operations.md): the lines that are not zero, without the histograms' buckets.
 void metrics([[maybe_unused]] const holdfast::Client& client) {
 #ifdef HOLDFAST_TOUR_PROMETHEUS
     section("Metrics: what the client counted, as Prometheus scrapes them (holdfast::prometheus)");
     const auto collectable = holdfast::prometheus_collectable(client);
     std::istringstream text(prometheus::TextSerializer().Serialize(collectable->Collect()));
     for (std::string line; std::getline(text, line);)
-        if (!line.starts_with("#") && line.find("_bucket{") == std::string::npos) say(line);
+        if (!line.starts_with("#") && line.find("_bucket{") == std::string::npos && !line.ends_with(" 0")) say(line);
 #endif
 }
 

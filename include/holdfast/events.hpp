@@ -20,7 +20,7 @@ struct HOLDFAST_EXPORT Event {
         renewal_failed,       ///< primitive, name, owner, server, detail: the watchdog retries next tick
         lease_lost,           ///< primitive, name, owner, server, detail: the hold is gone or untrusted
         slow_acquire,         ///< primitive, name, waited: longer than Config::slow_acquire_threshold
-        script_reloaded,      ///< server, detail (script): NOSCRIPT answered, sent again by EVAL
+        script_reloaded,      ///< server, detail (script): a script this client had loaded there was gone (NOSCRIPT), sent again
     };
     Kind kind = Kind::connection_lost;
     std::string server;     ///< "host:port" (or the socket path)

@@ -52,7 +52,8 @@ struct HOLDFAST_EXPORT Metrics {
     std::uint64_t connections_lost = 0;
     /// Connections made again after a loss.
     std::uint64_t reconnects = 0;
-    /// Scripts sent again by EVAL after NOSCRIPT (a restart or SCRIPT FLUSH).
+    /// Scripts this client had loaded on a server, found gone there (NOSCRIPT:
+    /// a restart, failover or SCRIPT FLUSH) and sent again.
     std::uint64_t scripts_reloaded = 0;
 };
 

@@ -187,14 +187,21 @@ void Transport::eval(const Script& script, const std::vector<std::string_view>& 
         std::vector<std::string_view> eval_form{"EVAL", script.body};
         for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
         const std::string_view key = request->elements.size() > 3 && eval_form[2] != "0" ? eval_form[3] : "";
-        if (config_.on_event) {
+        // The first EVAL of a script on a server loads it; a NOSCRIPT after
+        // that means the server lost it, which is worth telling.
+        std::string server = writer_of(key).address();
+        if (loaded_.contains({server, &script}) && config_.on_event) {
             Event event;
             event.kind = Event::Kind::script_reloaded;
-            event.server = writer_of(key).address();
+            event.server = server;
             event.detail = std::string(script.name) + " (the server had lost it: a restart, failover or SCRIPT FLUSH)";
             config_.on_event(event);
         }
-        dispatch(key, encode_command(eval_form), std::move(handler));
+        dispatch(key, encode_command(eval_form), [this, &script, server = std::move(server), handler = std::move(handler)](
+                                                      std::exception_ptr error, Reply reply) mutable {
+            if (!error && !reply.is_error()) loaded_.insert({std::move(server), &script});
+            handler(error, std::move(reply));
+        });
     });
 }
 

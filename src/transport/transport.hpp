@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -111,6 +112,8 @@ private:
     std::mutex waiters_mutex_;
     bool closing_ = false;
     std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;
+    // Loop thread: scripts this client loaded by EVAL, per server.
+    std::set<std::pair<std::string, const Script*>> loaded_;
     std::thread thread_;
 };
 
