@@ -13,6 +13,12 @@ using Faults = RedisTest;
 
 const std::string channel = "redisson_lock__channel:{door}";
 
+// Every command goes to the slow log, with its arguments (the owner).
+void slow_log_everything(support::SyncRedis& raw) {
+    raw.command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+    raw.command({"CONFIG", "SET", "slowlog-max-len", "10000"});
+}
+
 // Scripts the slow log shows a client (by id, the prefix of its owners) ran.
 long long slow_logged_scripts(support::SyncRedis& raw, const std::string& client_id) {
     auto log = raw.command({"SLOWLOG", "GET", "-1"});
@@ -79,12 +85,16 @@ TEST_F(Faults, SilentPubSubConnectionIsReplaced) {
     Client holder_client(config()), waiter_client(c);
     Lock held(holder_client, "door"), wanted(waiter_client, "door");
     held.lock();
+    slow_log_everything(*raw);
     auto waiter = std::async(std::launch::async, [&] {
         if (!wanted.try_lock_for(std::chrono::seconds(25))) return false;
         wanted.unlock();
         return true;
     });
-    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));
+    // Asleep, not mid-attempt: an attempt caught by the pause would fail
+    // with "no reply within 400 ms", as it should.
+    ASSERT_TRUE(eventually(
+        [&] { return subscribers(channel) == 1 && slow_logged_scripts(*raw, waiter_client.id()) >= 2; }));
     // The id of the (only) pub/sub client: a new connection gets a new one.
     auto pubsub_id = [&] {
         const std::string list = raw->string({"CLIENT", "LIST", "TYPE", "pubsub"});
@@ -106,9 +116,7 @@ TEST_F(Faults, ServerRestartMidRun) {
     Lock held(holder_client, "door"), wanted(waiter_client, "door");
     held.lock();
     auto lost = held.lease_lost_token();
-    // Every command goes to the slow log, with its arguments (the owner).
-    raw->command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
-    raw->command({"CONFIG", "SET", "slowlog-max-len", "10000"});
+    slow_log_everything(*raw);
     auto waiter = std::async(std::launch::async, [&] {
         if (!wanted.try_lock_for(std::chrono::seconds(30))) return false;
         wanted.unlock();
@@ -118,7 +126,8 @@ TEST_F(Faults, ServerRestartMidRun) {
     // subscription was confirmed have both run. An attempt on the wire when
     // the server dies fails with ConnectionError ("may or may not have run"),
     // as docs/errors.md says; that is not what this test is about.
-    ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1 && slow_logged_scripts(*raw, waiter_client.id()) >= 2; }));
+    ASSERT_TRUE(eventually(
+        [&] { return subscribers(channel) == 1 && slow_logged_scripts(*raw, waiter_client.id()) >= 2; }));
 
     server->restart();  // no persistence: the lock is gone with the old process
     raw = std::make_unique<support::SyncRedis>(server->port());
