@@ -104,10 +104,12 @@ Model build_model(const RunFacts& facts) {
     return m;
 }
 
+// Reaches past the heal by reconnect_slack: an acquire invoked then waits for
+// the connection the partition broke, and its lease counts from the invoke.
 const Fault* partition_of(const Model& model, const Hold& hold) {
     for (const Fault& f : model.faults)
         if (f.kind == Nemesis::partition_holder && f.worker == hold.worker && f.start <= hold.end &&
-            f.end >= hold.invoke)
+            f.end + reconnect_slack >= hold.invoke)
             return &f;
     return nullptr;
 }

@@ -102,7 +102,8 @@ enum class Excusable { by_lease_loss, by_nothing, by_queue_loss };
 /// grant only after a later holder's.
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how);
 
-/// The partition-holder fault that cut off `hold`'s worker during the hold, or nullptr.
+/// The partition-holder fault that cut off `hold`'s worker during the hold (or
+/// healed while it was still reconnecting, before its acquire), or nullptr.
 const Fault* partition_of(const Model& model, const Hold& hold);
 
 /// "12.345s" after the run's start, for messages.
