@@ -37,6 +37,7 @@ private:
     int holder_staying_inside();
     bool fail_over(Nemesis kind);
     void migrate_slot();
+    bool fail_over_primary(Nemesis kind);
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 
@@ -50,7 +51,7 @@ private:
     HistoryWriter& log_;
     std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;
     support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null
-    support::RedisCluster* cluster_;     // the cluster whose slots cluster-migrate-slot moves; else null  // per slot; empty unless the scenario partitions
+    support::RedisCluster* cluster_;     // the cluster the cluster-* nemeses act on; else null
 };
 
 }  // namespace holdfast::check
