@@ -52,8 +52,9 @@ public:
     std::size_t replica_of(std::size_t primary) const;
     /// Whether node i runs (not killed; paused counts as running).
     bool running(std::size_t i) const { return nodes_.at(i)->pid() > 0; }
-    /// CLUSTER FAILOVER on `replica`; returns once every running node says it
-    /// serves its master's slots. Throws after 30 s.
+    /// CLUSTER FAILOVER on `replica` (again if it timed out unpromoted);
+    /// returns once every running node says it serves its master's slots.
+    /// Throws after 30 s.
     void failover(std::size_t replica);
     /// Waits until every running node says node `now` serves `slot`. Throws after `within`.
     void wait_for_owner(std::size_t slot, std::size_t now, std::chrono::milliseconds within) const;

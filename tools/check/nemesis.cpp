@@ -232,6 +232,10 @@ bool NemesisRunner::fail_over_primary(Nemesis kind) {
     } catch (const std::runtime_error&) {
         return false;
     }
+    // The masters vote for a replica of one master once per 2 x node timeout:
+    // sooner, the failover would wait for Redis, not for the client.
+    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
+    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
     const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
     const std::size_t slot = cluster_->slot_of(lock_name(lock));
     const std::size_t primary = cluster_->owner_of(slot);
@@ -255,6 +259,7 @@ bool NemesisRunner::fail_over_primary(Nemesis kind) {
         rejoined = "; the old primary not yet back as its replica";
     }
     const Nanos end = now_ns();
+    last_failover_ = end;
     log_.write(Fault{start, end, kind, -1, lock,
                      how + ": slot " + std::to_string(slot) + " of " + lock_name(lock) + ", primary :" +
                          std::to_string(cluster_->port(primary)) + " -> :" + std::to_string(cluster_->port(replica)) +

@@ -18,6 +18,10 @@
 
 namespace holdfast::check {
 
+/// cluster-node-timeout of the cluster the cluster-failover and
+/// cluster-kill-primary nemeses act on: a killed primary is replaced within seconds.
+inline constexpr int failover_node_timeout_ms = 1500;
+
 class NemesisRunner {
 public:
     NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed, support::RedisServer& server,
@@ -52,6 +56,7 @@ private:
     std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;
     support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null
     support::RedisCluster* cluster_;     // the cluster the cluster-* nemeses act on; else null
+    Nanos last_failover_ = 0;            // when the last cluster failover ended
 };
 
 }  // namespace holdfast::check

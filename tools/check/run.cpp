@@ -75,7 +75,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
         // so that a killed one is replaced within seconds.
         const bool replicas = spec.scenario.has(Nemesis::cluster_failover) || spec.scenario.has(Nemesis::cluster_kill_primary);
         support::ClusterOptions options{.masters = 3, .replicas = replicas ? 1u : 0u,
-                                        .node_timeout_ms = replicas ? 1500 : 5000,
+                                        .node_timeout_ms = replicas ? failover_node_timeout_ms : 5000,
                                         .extra = lock_server_args(spec.scenario)};
         if (replicas) options.extra.insert(options.extra.end(), {"--repl-diskless-sync-delay", "0"});
         redis_cluster = std::make_unique<support::RedisCluster>(options);
