@@ -102,6 +102,9 @@ struct Cluster::Request {
     ReplyHandler handler;
     int redirects = 0;
     int tries = 0;  // TRYAGAIN answers
+    // Sent: a master down or a CLUSTERDOWN (a failover under way) is waited
+    // out until since + Config::timeout.
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
 };
 
 Cluster::Cluster(asio::io_context& io, const Config& config) : io_(io), config_(config), refresh_timer_(io) {
@@ -123,12 +126,24 @@ std::uint16_t Cluster::node_index_locked(const ServerAddress& address) {
     auto node = std::make_unique<Node>();
     node->address = address;
     const Config c = node_config(address);
+    const auto index = static_cast<std::uint16_t>(nodes_.size());
     for (std::size_t i = 0; i < std::max<std::size_t>(1, config_.connection_pool_size); ++i) {
         node->pool.push_back(std::make_shared<Connection>(io_, c));
+        node->pool.back()->on_ready = [this, index] {
+            std::lock_guard lock(mutex_);
+            nodes_[index]->down = false;
+        };
+        node->pool.back()->on_lost = [this, index] {
+            {
+                std::lock_guard lock(mutex_);
+                nodes_[index]->down = true;
+            }
+            refresh();  // it may have failed over: read the map again
+        };
         node->pool.back()->start();
     }
     nodes_.push_back(std::move(node));
-    return static_cast<std::uint16_t>(nodes_.size() - 1);
+    return index;
 }
 
 std::shared_ptr<Connection> Cluster::connection(const ServerAddress& address, std::size_t pick) {
@@ -220,11 +235,43 @@ void Cluster::send(std::string_view key, std::string encoded, ReplyHandler handl
     route(request, std::nullopt, false);
 }
 
+bool Cluster::is_down(const ServerAddress& address) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& node : nodes_)
+        if (node->address == address) return node->down;
+    return false;
+}
+
+void Cluster::set_down(const ServerAddress& address, bool down) {
+    std::lock_guard lock(mutex_);
+    for (auto& node : nodes_)
+        if (node->address == address) node->down = down;
+}
+
 // The one place a cluster command finds its node: by slot, then by redirect.
 void Cluster::route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking) {
     const ServerAddress node = to ? std::move(*to) : owner(request->slot);
+    // A master whose connection was lost may be failing over: rather than
+    // queue the command there, wait (reading the map) for the cluster to
+    // promote its replica or for the connection to come back.
+    if (!to && is_down(node)) {
+        if (std::chrono::steady_clock::now() - request->since < config_.timeout) return route_later(request, true);
+        return request->handler(
+            std::make_exception_ptr(ConnectionError(
+                "holdfast: no connection to master " + node.name() + " (slot " + std::to_string(request->slot) +
+                ") within " + std::to_string(config_.timeout.count()) +
+                " ms, and the cluster named no other; the command was not sent. Is the node down and its replica "
+                "not yet promoted (cluster-node-timeout)?")),
+            Reply{});
+    }
     auto on_reply = [this, request, node](std::exception_ptr error, Reply reply) {
         if (error) {
+            try {
+                std::rethrow_exception(error);
+            } catch (const ConnectionError&) {
+                set_down(node, true);  // until a connection to it is ready again
+            } catch (...) {
+            }
             refresh();  // a lost node may have failed over: read the map again
             return request->handler(error, Reply{});
         }
@@ -241,21 +288,38 @@ void Cluster::route(const std::shared_ptr<Request>& request, std::optional<Serve
                 }
                 return route(request, std::move(redirect->node), !redirect->moved);
             }
-        if (reply.is_error_code("TRYAGAIN") && ++request->tries < max_tries && !stopped_) {
-            auto timer = std::make_shared<asio::steady_timer>(io_, try_again_after);
-            return timer->async_wait([this, request, timer](asio::error_code ec) {
-                if (ec || stopped_) return request->handler(std::make_exception_ptr(ConnectionError(
-                                                               "holdfast: the client is shutting down")),
-                                                           Reply{});
-                request->redirects = 0;  // each try may be redirected again (ASK)
-                route(request, std::nullopt, false);
-            });
-        }
+        if (reply.is_error_code("TRYAGAIN") && ++request->tries < max_tries && !stopped_)
+            return route_later(request, false);
+        // A primary failed and its replica not yet promoted: the command was
+        // refused, not run; the cluster is whole again within an election.
+        if (reply.is_error_code("CLUSTERDOWN") && !stopped_ &&
+            std::chrono::steady_clock::now() - request->since < config_.timeout)
+            return route_later(request, true);
         request->handler(nullptr, std::move(reply));
     };
     auto connection = this->connection(node, request->pick);
     if (asking) connection->submit_asking(request->encoded, std::move(on_reply));
     else connection->submit(request->encoded, std::move(on_reply));
+}
+
+void Cluster::route_later(const std::shared_ptr<Request>& request, bool reread) {
+    if (reread) refresh();
+    auto timer = std::make_shared<asio::steady_timer>(io_, try_again_after);
+    {
+        std::lock_guard lock(mutex_);
+        parked_[request.get()] = request;
+    }
+    timer->async_wait([this, request, timer](asio::error_code) {
+        {
+            std::lock_guard lock(mutex_);
+            if (parked_.erase(request.get()) == 0) return;  // failed by stop_now()
+        }
+        if (stopped_)
+            return request->handler(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down")),
+                                    Reply{});
+        request->redirects = 0;  // each try may be redirected again (ASK)
+        route(request, std::nullopt, false);
+    });
 }
 
 void Cluster::refresh() {
@@ -309,10 +373,15 @@ void Cluster::stop_now() {
     stopped_ = true;
     refresh_timer_.cancel();
     std::vector<std::shared_ptr<Connection>> all;
+    std::vector<std::shared_ptr<Request>> waiting;
     {
         std::lock_guard lock(mutex_);
         for (auto& node : nodes_) all.insert(all.end(), node->pool.begin(), node->pool.end());
+        for (auto& [key, request] : parked_) waiting.push_back(request);
+        parked_.clear();
     }
+    for (auto& request : waiting)
+        request->handler(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down")), Reply{});
     for (auto& c : all) c->stop_now();
 }
 

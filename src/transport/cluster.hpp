@@ -90,6 +90,8 @@ private:
     struct Node {
         ServerAddress address;
         std::vector<std::shared_ptr<Connection>> pool;
+        // Its connection was lost and is not back: it may be failing over.
+        bool down = false;
     };
     static constexpr std::uint16_t no_node = 0xffff;
     static constexpr int max_redirects = 5;
@@ -100,6 +102,11 @@ private:
     static constexpr auto min_refresh_interval = std::chrono::milliseconds(100);
 
     void route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking);
+    /// Routes `request` again by the map after try_again_after (reading the
+    /// map meanwhile if `reread`); the command was not run.
+    void route_later(const std::shared_ptr<Request>& request, bool reread);
+    bool is_down(const ServerAddress& address) const;
+    void set_down(const ServerAddress& address, bool down);
     /// The node's entry, connected on first use; mutex_ held.
     std::uint16_t node_index_locked(const ServerAddress& address);
     std::shared_ptr<Connection> connection(const ServerAddress& address, std::size_t pick);
@@ -110,10 +117,12 @@ private:
     const Config config_;
     asio::steady_timer refresh_timer_;
 
-    mutable std::mutex mutex_;  // guards nodes_ and slots_
+    mutable std::mutex mutex_;  // guards nodes_, slots_ and parked_
     std::vector<std::unique_ptr<Node>> nodes_;  // never shrinks: indexes stay valid
     std::array<std::uint16_t, cluster_slots> slots_;
     bool sharded_pubsub_ = false;
+    // Requests waiting for route_later()'s timer: stop_now() fails them.
+    std::map<const Request*, std::shared_ptr<Request>> parked_;
 
     // Loop thread only.
     bool reading_ = false, read_again_ = false, stopped_ = false;

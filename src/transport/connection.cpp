@@ -495,6 +495,7 @@ void Connection::fail(const std::string& why, Refusal refusal) {
     auto error = refusal == Refusal::auth  ? std::make_exception_ptr(AuthError(message))
                  : refusal == Refusal::tls ? std::make_exception_ptr(TlsError(message))
                                            : connection_error(message);
+    if (was_established && on_lost) on_lost();
     for (auto& f : in_flight)
         if (f.handler) f.handler(error, Reply{});
     // Retrying cannot fix refused credentials or certificates: fail the waiting commands now.

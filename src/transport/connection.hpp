@@ -82,6 +82,9 @@ public:
     /// Runs on the io thread each time the connection is (re)established and
     /// authenticated, before queued commands are written.
     std::function<void()> on_ready;
+    /// Runs on the io thread each time an established connection is lost
+    /// (a cluster node that may be failing over).
+    std::function<void()> on_lost;
     /// Set: asked where to connect before each attempt, instead of the
     /// config's host and port (a Sentinel master).
     Locator locate;

@@ -26,6 +26,8 @@ constexpr NemesisName names[] = {
     {Nemesis::sentinel_failover, "sentinel-failover"},
     {Nemesis::sentinel_kill_master, "sentinel-kill-master"},
     {Nemesis::cluster_migrate_slot, "cluster-migrate-slot"},
+    {Nemesis::cluster_failover, "cluster-failover"},
+    {Nemesis::cluster_kill_primary, "cluster-kill-primary"},
 };
 
 struct PrimitiveName {
@@ -127,7 +129,13 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
 
 bool needs_sentinel(Nemesis n) { return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master; }
 
-bool needs_cluster(Nemesis n) { return n == Nemesis::cluster_migrate_slot; }
+bool needs_cluster(Nemesis n) {
+    return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+}
+
+bool fails_over(Nemesis n) {
+    return needs_sentinel(n) || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+}
 
 std::string primitive_name(Primitive p) { return entry_of(p).name; }
 

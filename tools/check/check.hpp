@@ -50,6 +50,8 @@ enum class Nemesis {
     sentinel_failover,     // SENTINEL FAILOVER: the replica is promoted, the old master follows it
     sentinel_kill_master,  // kill -9 the Sentinel master: the sentinels promote the replica; it comes back as one
     cluster_migrate_slot,  // move a lock's slot to another master of a three-master cluster (MOVED, ASK)
+    cluster_failover,      // CLUSTER FAILOVER on the replica of a lock's primary: the replica is promoted
+    cluster_kill_primary,  // kill -9 a lock's primary: the cluster promotes its replica; it comes back as one
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,
@@ -57,6 +59,9 @@ enum class Nemesis {
 bool needs_sentinel(Nemesis n);
 /// The nemeses that need the lock server to be a Redis Cluster.
 bool needs_cluster(Nemesis n);
+/// The nemeses that promote a replica (Sentinel or Cluster): asynchronous
+/// replication may lose the writes it had not received.
+bool fails_over(Nemesis n);
 
 const std::vector<Nemesis>& all_nemeses();
 std::string nemesis_name(Nemesis n);
@@ -111,7 +116,7 @@ struct Options {
     std::string out;
     bool progress = true;
     bool strict = false;  // count anomalies a fault explains as violations too
-    std::string replica_sync = "required";  // the workers' Config::replica_sync (Sentinel nemeses)
+    std::string replica_sync = "required";  // the workers' Config::replica_sync (failover nemeses)
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
     /// How long a worker waits for a lock before it gives up and picks another.

@@ -201,10 +201,10 @@ RunResult check_run(const RunFacts& facts) {
     }
     // A release the old master ran and then lost in a failover (asynchronous
     // replication): the promoted replica still counts the hold until its
-    // lease ends. Expected under the sentinel-* nemeses, not a leak.
+    // lease ends. Expected under the failover nemeses, not a leak.
     auto lost_in_failover = [&](const Hold& h) {
         return !facts.strict && std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
-                   return needs_sentinel(f.kind) && f.start <= h.released && f.end >= h.end;
+                   return fails_over(f.kind) && f.start <= h.released && f.end >= h.end;
                });
     };
     for (const auto& holds : m.holds)

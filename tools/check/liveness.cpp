@@ -117,7 +117,7 @@ std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock,
     std::int64_t lost = 0;
     for (const Fault& f : m.faults) {
         if (f.start > t) continue;  // a kill at t itself ends a hold and may open the window
-        if (f.kind == Nemesis::restart_volatile || needs_sentinel(f.kind)) lost += facts.permits;
+        if (f.kind == Nemesis::restart_volatile || fails_over(f.kind)) lost += facts.permits;
         if (f.kind == Nemesis::kill_holder && f.lock == lock) ++lost;
     }
     for (const Attempt& a : m.attempts[lock]) lost += a.done < t && a.outcome == Phase::unknown;

@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
                    "Scenarios: 'all' (each nemesis alone, in turn), or a comma list of nemeses; join with + to "
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
-                   "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot")
+                   "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot, cluster-failover, "
+                   "cluster-kill-primary")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "
@@ -178,7 +179,7 @@ int main(int argc, char** argv) {
                  "Count every anomaly as a violation, also those a fault explains (a paused holder's overlaps): "
                  "shows that the checker fails what it should");
     app.add_option("--replica-sync", o.replica_sync,
-                   "The workers' Config::replica_sync under the sentinel-* nemeses: off, wait or required")
+                   "The workers' Config::replica_sync under the sentinel-* and cluster-* nemeses: off, wait or required")
         ->capture_default_str()
         ->check(CLI::IsMember({"off", "wait", "required"}));
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");

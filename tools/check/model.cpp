@@ -26,6 +26,8 @@ bool loses_queue_places(Nemesis kind) {
         case Nemesis::restart_volatile:
         case Nemesis::sentinel_failover:
         case Nemesis::sentinel_kill_master:
+        case Nemesis::cluster_failover:
+        case Nemesis::cluster_kill_primary:
             return true;
         default:
             return false;
@@ -125,8 +127,8 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
         const bool lasting = facts.semaphore() && f.kind == Nemesis::restart_volatile;
         // A lock the new master never received is taken again by a waiter
         // once it reconnects and its TTL fallback fires: up to a lease or two
-        // after the sentinels name the new master.
-        const Nanos reach = needs_sentinel(f.kind) ? reconnect_slack + 2 * to_ns(facts.lease) : slack;
+        // after the sentinels (or the cluster) name the new master.
+        const Nanos reach = fails_over(f.kind) ? reconnect_slack + 2 * to_ns(facts.lease) : slack;
         if ((f.end + reach < window.from && !lasting) || f.start > window.to) continue;
         const Nanos length = f.end - f.start;
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
@@ -151,6 +153,8 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             // replica had not received is lost; RELIABILITY.md counts how often.
             case Nemesis::sentinel_failover:
             case Nemesis::sentinel_kill_master:
+            case Nemesis::cluster_failover:
+            case Nemesis::cluster_kill_primary:
                 return what;
             default:
                 break;

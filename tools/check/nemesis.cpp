@@ -78,6 +78,9 @@ bool NemesisRunner::strike() {
         case Nemesis::cluster_migrate_slot:
             migrate_slot();
             return true;
+        case Nemesis::cluster_failover:
+        case Nemesis::cluster_kill_primary:
+            return fail_over_primary(kind);
         case Nemesis::restart_persistent:
         case Nemesis::restart_volatile: {
             server_.kill();
@@ -216,6 +219,53 @@ void NemesisRunner::migrate_slot() {
                      "slot " + std::to_string(slot) + " of " + lock_name(lock) + " moved from :" +
                          std::to_string(cluster_->port(from)) + " to :" + std::to_string(cluster_->port(to)) +
                          " in " + ms_text(end - start)});
+}
+
+// The primary of a random lock's slot fails over to its replica, by CLUSTER
+// FAILOVER or by kill -9 (then restarted: it rejoins as the new primary's
+// replica). As fail_over(), the fault lasts until the replica is back, so
+// that the next one has a replica to promote.
+bool NemesisRunner::fail_over_primary(Nemesis kind) {
+    if (!cluster_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a cluster");
+    try {  // nothing to promote until the last victim is back as a replica
+        cluster_->wait_for_replicas(std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    // The masters vote for a replica of one master once per 2 x node timeout:
+    // sooner, the failover would wait for Redis, not for the client.
+    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
+    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
+    const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
+    const std::size_t slot = cluster_->slot_of(lock_name(lock));
+    const std::size_t primary = cluster_->owner_of(slot);
+    const std::size_t replica = cluster_->replica_of(primary);
+    const Nanos start = now_ns();
+    std::string how;
+    if (kind == Nemesis::cluster_failover) {
+        cluster_->failover(replica);
+        how = "CLUSTER FAILOVER";
+    } else {
+        cluster_->node(primary).kill();
+        cluster_->wait_for_owner(slot, replica, std::chrono::seconds(60));
+        cluster_->node(primary).restart();
+        how = "kill -9 of the primary, restarted";
+    }
+    const Nanos promoted = now_ns();
+    std::string rejoined;
+    try {
+        cluster_->wait_for_replicas(std::chrono::seconds(10));
+    } catch (const std::runtime_error&) {
+        rejoined = "; the old primary not yet back as its replica";
+    }
+    const Nanos end = now_ns();
+    last_failover_ = end;
+    log_.write(Fault{start, end, kind, -1, lock,
+                     how + ": slot " + std::to_string(slot) + " of " + lock_name(lock) + ", primary :" +
+                         std::to_string(cluster_->port(primary)) + " -> :" + std::to_string(cluster_->port(replica)) +
+                         " in " + ms_text(promoted - start) + ", replicas back after " + ms_text(end - start) +
+                         rejoined});
+    return true;
 }
 
 // On a connection of its own, made for this one command: the server may have

@@ -18,6 +18,10 @@
 
 namespace holdfast::check {
 
+/// cluster-node-timeout of the cluster the cluster-failover and
+/// cluster-kill-primary nemeses act on: a killed primary is replaced within seconds.
+inline constexpr int failover_node_timeout_ms = 1500;
+
 class NemesisRunner {
 public:
     NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed, support::RedisServer& server,
@@ -37,6 +41,7 @@ private:
     int holder_staying_inside();
     bool fail_over(Nemesis kind);
     void migrate_slot();
+    bool fail_over_primary(Nemesis kind);
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 
@@ -50,7 +55,8 @@ private:
     HistoryWriter& log_;
     std::vector<std::unique_ptr<support::TcpProxy>>& proxies_;
     support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null
-    support::RedisCluster* cluster_;     // the cluster whose slots cluster-migrate-slot moves; else null  // per slot; empty unless the scenario partitions
+    support::RedisCluster* cluster_;     // the cluster the cluster-* nemeses act on; else null
+    Nanos last_failover_ = 0;            // when the last cluster failover ended
 };
 
 }  // namespace holdfast::check

@@ -63,13 +63,23 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     // Under the sentinel-* nemeses the lock server is a Sentinel deployment,
     // which the workers reach by its redis-sentinel:// URI.
     const bool sentinel = std::any_of(spec.scenario.faults.begin(), spec.scenario.faults.end(), needs_sentinel);
-    // Under cluster-* a three-master Redis Cluster, reached by its URI too.
+    // Under cluster-* a three-master Redis Cluster (with a replica per master
+    // under the failover ones), reached by its URI too.
     const bool cluster = std::any_of(spec.scenario.faults.begin(), spec.scenario.faults.end(), needs_cluster);
     std::unique_ptr<support::SentinelGroup> sentinels;
     std::unique_ptr<support::RedisCluster> redis_cluster;
     std::unique_ptr<support::RedisServer> single_server;
     if (sentinel) sentinels = std::make_unique<support::SentinelGroup>("holdfast-check", lock_server_args(spec.scenario));
-    else if (cluster) redis_cluster = std::make_unique<support::RedisCluster>(3, lock_server_args(spec.scenario));
+    else if (cluster) {
+        // A replica per master where a primary fails over; a low node timeout
+        // so that a killed one is replaced within seconds.
+        const bool replicas = spec.scenario.has(Nemesis::cluster_failover) || spec.scenario.has(Nemesis::cluster_kill_primary);
+        support::ClusterOptions options{.masters = 3, .replicas = replicas ? 1u : 0u,
+                                        .node_timeout_ms = replicas ? failover_node_timeout_ms : 5000,
+                                        .extra = lock_server_args(spec.scenario)};
+        if (replicas) options.extra.insert(options.extra.end(), {"--repl-diskless-sync-delay", "0"});
+        redis_cluster = std::make_unique<support::RedisCluster>(options);
+    }
     else single_server = std::make_unique<support::RedisServer>(lock_server_args(spec.scenario));
     support::RedisServer& lock_server =
         sentinel ? sentinels->master() : cluster ? redis_cluster->node(0) : *single_server;
