@@ -103,16 +103,16 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
     if (options.contended) {
         for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {
             progress("contended " + describe(primitive) + ", " + std::to_string(contended_processes) + " processes");
-            r.contended.push_back(run_contended(port, primitive, contended_processes, d.contended));
+            r.contended.push_back(run_contended({config, port}, primitive, contended_processes, d.contended));
         }
     }
     if (options.tls) {
-        progress("TLS: ceiling (redis-benchmark --tls), then uncontended");
-        r.tls = run_tls_case(many_threads, d);
+        progress("TLS: ceiling (redis-benchmark --tls), then uncontended and contended Lock");
+        r.tls = run_tls_case(many_threads, options.contended ? contended_processes : 0, d);
     }
     if (options.cluster) {
-        progress("cluster: ceiling per master (redis-benchmark), then uncontended");
-        r.cluster = run_cluster_case(many_threads, d);
+        progress("cluster: ceiling per master (redis-benchmark), then uncontended and contended Lock");
+        r.cluster = run_cluster_case(many_threads, options.contended ? contended_processes : 0, d);
     }
     return r;
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -124,6 +125,22 @@ void holdfast_tables(std::ostringstream& out, const Results& r, const Ceilings& 
     for (const auto& c : r.contended) contended_table(out, c, k);
 }
 
+// A contended Lock run beside the plain server's (the first contended run), if both ran.
+void contended_beside(std::ostringstream& out, const std::string& where, const Contended& c, const Results& r) {
+    const Contended* plain = r.contended.empty() ? nullptr : &r.contended.front();
+    auto beside = [&](const std::string& value) { return plain ? value : std::string("—"); };
+    out << "Contended Lock (" << c.processes << " processes, own Client each, " << fixed(c.seconds, 1) << " s):\n\n"
+        << "| figure | " << where << " | single server (above) |\n|---|--:|--:|\n"
+        << "| critical sections/s | " << count(c.sections_per_s) << " | "
+        << beside(plain ? count(plain->sections_per_s) : "") << " |\n"
+        << "| handoff wait p50 | " << micros(c.wait_p50_us) << " | " << beside(plain ? micros(plain->wait_p50_us) : "")
+        << " |\n"
+        << "| handoff wait p99 | " << micros(c.wait_p99_us) << " | " << beside(plain ? micros(plain->wait_p99_us) : "")
+        << " |\n"
+        << "| lost updates | " << c.lost_updates << " (counter " << c.counter << ", sections " << c.sections << ") | "
+        << beside(plain ? std::to_string(plain->lost_updates) : "") << " |\n\n";
+}
+
 void tls_tables(std::ostringstream& out, const Results& r) {
     const TlsCase& t = *r.tls;
     const Ceilings k = ceilings_of(t.ceiling);
@@ -146,6 +163,7 @@ void tls_tables(std::ostringstream& out, const Results& r) {
         << ratio(t.many_pairs_per_s, r.many_pairs_per_s) << " (redis-benchmark's own: `-c 1` "
         << ratio(t.ceiling.acquire_serial.ops_per_s, r.ceiling.acquire_serial.ops_per_s) << ", pipelined "
         << ratio(t.ceiling.acquire_pipelined.ops_per_s, r.ceiling.acquire_pipelined.ops_per_s) << ").\n\n";
+    if (t.contended) contended_beside(out, "TLS", *t.contended, r);
 }
 
 // A cluster figure is compared with the mean of the masters' ceilings: the
@@ -191,6 +209,7 @@ void cluster_tables(std::ostringstream& out, const Results& r) {
         << "| " << threads << " threads, own lock each (names per master " << spread << "), one Client: pairs/s | "
         << count(c.many_pairs_per_s) << " | " << single(r.many_pairs_per_s) << " | " << count(k.pairs_pipelined)
         << " (mean pipelined acquire ÷ 2) | " << ratio(c.many_pairs_per_s, k.pairs_pipelined) << " |\n\n";
+    if (c.contended) contended_beside(out, "cluster (the lock's master)", *c.contended, r);
 }
 
 void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k) {
@@ -229,6 +248,14 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
                  r.cluster->single.pairs_per_s, 0.8 * c.pairs_serial);
         at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × per-master ceiling (mean pipelined acquire ÷ 2)",
                  r.cluster->many_pairs_per_s, 0.8 * c.pairs_pipelined);
+    }
+    for (const auto& [where, c] : {std::pair{"TLS", r.tls ? r.tls->contended : std::nullopt},
+                                   std::pair{"cluster", r.cluster ? r.cluster->contended : std::nullopt}}) {
+        if (!c) continue;
+        all.push_back({std::string(where) + " contended Lock handoff wait p50 ≤ 0.5 ms", micros(c->wait_p50_us),
+                       micros(500), c->wait_p50_us <= 500});
+        all.push_back({std::string(where) + " contended Lock lost updates = 0", std::to_string(c->lost_updates), "0",
+                       c->lost_updates == 0});
     }
     if (!r.contended.empty()) {
         const auto& lock = r.contended.front();
@@ -272,6 +299,11 @@ std::string render_report(const Results& results, const Machine& machine, bool q
         << "The client and the server share this machine's cores, so the ceiling is what "
         << "redis-benchmark reaches here, not what Redis could do alone. In the ratio column 1.00× means "
         << "at the ceiling: above 1 is better for rates, worse for latencies and command counts.\n\n";
+    if (std::atof(machine.load.c_str()) >= static_cast<double>(machine.cores))
+        out << "**Busy machine:** the load average at the start was at or above the core count: other processes "
+               "(other builds) competed for the cores while this ran, so every figure is lower and noisier than on "
+               "a quiet machine. Each ratio compares figures taken minutes apart under that varying load, so it "
+               "can move either way; re-run on a quiet machine before reading much into one.\n\n";
     if (results.plain) {
         ceiling_table(out, results.ceiling);
         holdfast_tables(out, results, k);
@@ -290,6 +322,8 @@ std::string render_report(const Results& results, const Machine& machine, bool q
 bool results_correct(const Results& results) {
     for (const auto& c : results.contended)
         if (c.lost_updates != 0) return false;
+    if (results.tls && results.tls->contended && results.tls->contended->lost_updates != 0) return false;
+    if (results.cluster && results.cluster->contended && results.cluster->contended->lost_updates != 0) return false;
     return true;
 }
 

@@ -22,7 +22,7 @@ std::string tag_served_by(const support::RedisCluster& cluster, std::size_t node
 
 }  // namespace
 
-TlsCase run_tls_case(std::size_t threads, const Durations& durations) {
+TlsCase run_tls_case(std::size_t threads, int processes, const Durations& durations) {
     support::TestCerts certs;
     support::RedisServer server(support::TlsServer{certs.server_cert, certs.server_key, certs.ca, false});
     TlsCase result;
@@ -32,10 +32,12 @@ TlsCase run_tls_case(std::size_t threads, const Durations& durations) {
     config.tls.ca_file = certs.ca;
     result.single = run_single_thread(config, durations.uncontended);
     result.many_pairs_per_s = run_many_threads(config, threads, durations.uncontended);
+    if (processes > 0)
+        result.contended = run_contended({config, server.port()}, Primitive::lock, processes, durations.contended);
     return result;
 }
 
-ClusterCase run_cluster_case(std::size_t threads, const Durations& durations) {
+ClusterCase run_cluster_case(std::size_t threads, int processes, const Durations& durations) {
     support::RedisCluster cluster(3);
     ClusterCase result;
     for (std::size_t i = 0; i < cluster.size(); ++i)
@@ -47,6 +49,11 @@ ClusterCase run_cluster_case(std::size_t threads, const Durations& durations) {
     const Config config = Config::from_uri(cluster.url());
     result.single = run_single_thread(config, durations.uncontended);
     result.many_pairs_per_s = run_many_threads(config, threads, durations.uncontended);
+    if (processes > 0) {
+        const std::size_t master = cluster.owner_of(cluster.slot_of(contended_lock_name));
+        result.contended = run_contended({config, cluster.port(master)}, Primitive::lock, processes,
+                                         durations.contended);
+    }
     return result;
 }
 

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ceiling.hpp"
+#include "contended.hpp"
 #include "uncontended.hpp"
 
 namespace holdfast::bench {
@@ -18,6 +20,7 @@ struct TlsCase {
     Ceiling ceiling;
     SingleThread single;
     double many_pairs_per_s = 0;
+    std::optional<Contended> contended;  // Lock, when contended runs are chosen
 };
 
 /// A local cluster of 3 masters. Each master's ceiling is redis-benchmark
@@ -27,9 +30,11 @@ struct ClusterCase {
     std::vector<std::size_t> names_per_master;  // of the many-thread run's names
     SingleThread single;                        // one name, so one master
     double many_pairs_per_s = 0;                // names spread over every master
+    std::optional<Contended> contended;         // Lock on one master, when chosen
 };
 
-TlsCase run_tls_case(std::size_t threads, const Durations& durations);
-ClusterCase run_cluster_case(std::size_t threads, const Durations& durations);
+/// `processes` 0: no contended run. Each forks: call with no other threads running.
+TlsCase run_tls_case(std::size_t threads, int processes, const Durations& durations);
+ClusterCase run_cluster_case(std::size_t threads, int processes, const Durations& durations);
 
 }  // namespace holdfast::bench
