@@ -248,6 +248,12 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
                  r.cluster->single.pairs_per_s, 0.8 * c.pairs_serial);
         at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × per-master ceiling (mean pipelined acquire ÷ 2)",
                  r.cluster->many_pairs_per_s, 0.8 * c.pairs_pipelined);
+        if (r.plain) {  // the other reading: holdfast on the cluster against holdfast on one server
+            at_least("cluster 1-thread pairs/s ≥ 0.8 × single-server 1-thread pairs/s", r.cluster->single.pairs_per_s,
+                     0.8 * r.single.pairs_per_s);
+            at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × single-server " + threads + "-thread pairs/s",
+                     r.cluster->many_pairs_per_s, 0.8 * r.many_pairs_per_s);
+        }
     }
     for (const auto& [where, c] : {std::pair{"TLS", r.tls ? r.tls->contended : std::nullopt},
                                    std::pair{"cluster", r.cluster ? r.cluster->contended : std::nullopt}}) {
