@@ -170,7 +170,7 @@ void tls_tables(std::ostringstream& out, const Results& r) {
 // client and all three masters share this machine's cores, so the masters'
 // ceilings measured one at a time do not add up.
 struct ClusterCeilings {
-    double pairs_serial = 0, pairs_pipelined = 0;
+    double pairs_serial = 0, pairs_pipelined = 0, pair_p50_us = 0;
 };
 
 ClusterCeilings cluster_ceilings(const ClusterCase& c) {
@@ -178,6 +178,7 @@ ClusterCeilings cluster_ceilings(const ClusterCase& c) {
     for (const auto& m : c.per_master) {
         k.pairs_serial += m.acquire_serial.ops_per_s / 2 / static_cast<double>(c.per_master.size());
         k.pairs_pipelined += m.acquire_pipelined.ops_per_s / 2 / static_cast<double>(c.per_master.size());
+        k.pair_p50_us += 2 * m.acquire_serial.p50_ms * 1e3 / static_cast<double>(c.per_master.size());
     }
     return k;
 }
@@ -205,7 +206,8 @@ void cluster_tables(std::ostringstream& out, const Results& r) {
         << single(r.single.pairs_per_s) << " | " << count(k.pairs_serial) << " (mean `-c 1` acquire ÷ 2) | "
         << ratio(c.single.pairs_per_s, k.pairs_serial) << " |\n"
         << "| 1 thread: pair p50 | " << micros(c.single.p50_us) << " | "
-        << (r.plain ? micros(r.single.p50_us) : "—") << " | — | — |\n"
+        << (r.plain ? micros(r.single.p50_us) : "—") << " | " << micros(k.pair_p50_us)
+        << " (2 × mean `-c 1` acquire p50) | " << ratio(c.single.p50_us, k.pair_p50_us) << " |\n"
         << "| " << threads << " threads, own lock each (names per master " << spread << "), one Client: pairs/s | "
         << count(c.many_pairs_per_s) << " | " << single(r.many_pairs_per_s) << " | " << count(k.pairs_pipelined)
         << " (mean pipelined acquire ÷ 2) | " << ratio(c.many_pairs_per_s, k.pairs_pipelined) << " |\n\n";
@@ -222,12 +224,13 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
     auto at_least = [&](const std::string& what, double value, double limit) {
         all.push_back({what, count(value), count(limit), value >= limit});
     };
+    auto at_most = [&](const std::string& what, double us, double limit_us) {
+        all.push_back({what, micros(us), micros(limit_us), us <= limit_us});
+    };
     if (r.plain) {
-        const double p50_allowed = 1.5 * k.pair_p50_us;
         at_least(threads + "-thread pairs/s ≥ 0.6 × (pipelined acquire ÷ 2)", r.many_pairs_per_s,
                  0.6 * k.pairs_pipelined);
-        all.push_back({"1-thread pair p50 ≤ 1.5 × (2 × `-c 1` acquire p50)", micros(r.single.p50_us),
-                       micros(p50_allowed), r.single.p50_us <= p50_allowed});
+        at_most("1-thread pair p50 ≤ 1.5 × (2 × `-c 1` acquire p50)", r.single.p50_us, 1.5 * k.pair_p50_us);
     }
     if (r.tls) {
         const Ceilings t = ceilings_of(r.tls->ceiling);
@@ -235,6 +238,7 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
                  0.7 * t.pairs_serial);
         at_least("TLS " + threads + "-thread pairs/s ≥ 0.7 × TLS ceiling (pipelined acquire ÷ 2)",
                  r.tls->many_pairs_per_s, 0.7 * t.pairs_pipelined);
+        at_most("TLS 1-thread pair p50 ≤ 1.5 × (2 × TLS `-c 1` acquire p50)", r.tls->single.p50_us, 1.5 * t.pair_p50_us);
         if (r.plain) {
             at_least("TLS 1-thread pairs/s ≥ 0.7 × plain 1-thread pairs/s", r.tls->single.pairs_per_s,
                      0.7 * r.single.pairs_per_s);
@@ -246,6 +250,8 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
         const ClusterCeilings c = cluster_ceilings(*r.cluster);
         at_least("cluster 1-thread pairs/s ≥ 0.8 × per-master ceiling (mean `-c 1` acquire ÷ 2)",
                  r.cluster->single.pairs_per_s, 0.8 * c.pairs_serial);
+        at_most("cluster 1-thread pair p50 ≤ 1.5 × (2 × mean `-c 1` acquire p50)", r.cluster->single.p50_us,
+                1.5 * c.pair_p50_us);
         at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × per-master ceiling (mean pipelined acquire ÷ 2)",
                  r.cluster->many_pairs_per_s, 0.8 * c.pairs_pipelined);
         if (r.plain) {  // the other reading: holdfast on the cluster against holdfast on one server
@@ -321,7 +327,9 @@ std::string render_report(const Results& results, const Machine& machine, bool q
            "path (hexists, hincrby, pexpire). Contended handoff wait runs from the previous holder's `unlock()` "
            "call to the new holder's `lock()` return (CLOCK_MONOTONIC in shared memory); only acquisitions by a "
            "different process count. Commands per owner change counts top-level EVALSHA/EVAL/(UN)SUBSCRIBE, "
-           "not the commands scripts run inside nor the critical section's GET/SET.\n";
+           "not the commands scripts run inside nor the critical section's GET/SET. Pairs/s is pairs over the "
+           "whole run, so every stall (the process descheduled on a busy machine) lowers it, for holdfast and "
+           "for redis-benchmark alike but not by the same amount; p50 latencies shrug such stalls off.\n";
     return out.str();
 }
 

@@ -119,6 +119,7 @@ TlsSession::~TlsSession() { ::SSL_free(ssl_); }
 void TlsSession::take_output(std::string& out) {
     char chunk[16 * 1024];
     for (int n; (n = ::BIO_read(to_server_, chunk, sizeof chunk)) > 0;) out.append(chunk, static_cast<std::size_t>(n));
+    has_output_.store(false, std::memory_order_release);
 }
 
 bool TlsSession::handshake(std::string_view in, std::string& out, asio::error_code& ec) {
@@ -144,6 +145,7 @@ void TlsSession::decrypt(std::string_view in, std::string& plain, asio::error_co
             continue;
         }
         if (!wants_more(ssl_, n)) ec = failure_of(ssl_, n);
+        if (BIO_ctrl_pending(to_server_) > 0) has_output_.store(true, std::memory_order_release);
         return;
     }
 }
@@ -157,11 +159,6 @@ void TlsSession::encrypt(std::string_view plain, std::string& out, asio::error_c
         if (n <= 0) ec = failure_of(ssl_, n);
     }
     take_output(out);
-}
-
-bool TlsSession::has_output() {
-    std::lock_guard lock(mutex_);
-    return BIO_ctrl_pending(to_server_) > 0;
 }
 
 bool is_tls_error(const asio::error_code& ec) {

@@ -6,6 +6,7 @@
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/ssl.hpp>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,8 +46,9 @@ public:
     /// Encrypts `plain` (may be empty), appending to `out` every byte due to
     /// the server, in order (a decrypt may have left some: a key update).
     void encrypt(std::string_view plain, std::string& out, asio::error_code& ec);
-    /// Bytes due to the server that no encrypt() has taken yet.
-    bool has_output();
+    /// Bytes due to the server that no encrypt() has taken yet (rare: a key
+    /// update). Lock-free: the connection asks under its own mutex.
+    bool has_output() const { return has_output_.load(std::memory_order_acquire); }
 
     SSL* native_handle() { return ssl_; }
 
@@ -54,6 +56,7 @@ private:
     void take_output(std::string& out);
 
     std::mutex mutex_;
+    std::atomic<bool> has_output_{false};
     SSL* ssl_;
     BIO* from_server_;  // owned by ssl_
     BIO* to_server_;    // owned by ssl_
