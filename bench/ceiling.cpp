@@ -24,10 +24,11 @@ constexpr const char* lease_ms = "30000";
 // the owner's path (hexists, hincrby, pexpire) instead of the cheap not-owner one.
 constexpr const char* deep_hold = "1000000000000000";
 
-// Writes the hold that the release runs decrement, one hash per possible key.
+// Writes the hold that the release runs decrement, one hash per possible key
+// (KEYS[1] is the key prefix: in a cluster it routes the script to the slot).
 constexpr const char* populate_lua =
     "for i = 0, tonumber(ARGV[1]) - 1 do "
-    "redis.call('hset', string.format('bench:release:%012d', i), ARGV[2], ARGV[3]) end";
+    "redis.call('hset', KEYS[1] .. string.format(':release:%012d', i), ARGV[2], ARGV[3]) end";
 
 // Runs argv with stdout captured; throws if it cannot start or exits non-zero.
 std::string run_capture(const std::vector<std::string>& argv) {
@@ -88,9 +89,11 @@ BenchRun parse_csv(const std::string& out) {
     return {values["rps"], values["p50_latency_ms"], values["p99_latency_ms"]};
 }
 
-BenchRun run_benchmark(std::uint16_t port, long requests, bool pipelined, const std::vector<std::string>& command) {
-    std::vector<std::string> argv{"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(port),
+BenchRun run_benchmark(const CeilingTarget& target, long requests, bool pipelined,
+                       const std::vector<std::string>& command) {
+    std::vector<std::string> argv{"redis-benchmark", "-h", "127.0.0.1", "-p", std::to_string(target.port),
                                   "-n", std::to_string(requests), "-r", std::to_string(keyspace), "--csv"};
+    argv.insert(argv.end(), target.benchmark_args.begin(), target.benchmark_args.end());
     const std::vector<std::string> load = pipelined ? std::vector<std::string>{"-c", "50", "-P", "16"}
                                                     : std::vector<std::string>{"-c", "1"};
     argv.insert(argv.end(), load.begin(), load.end());
@@ -109,22 +112,28 @@ std::string load_script(support::SyncRedis& raw, const detail::Script& script) {
 
 }  // namespace
 
-Ceiling measure_ceiling(std::uint16_t port, const Durations& durations) {
-    support::SyncRedis raw(port);
+Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, const CeilingTarget& target_in) {
+    CeilingTarget target = target_in;
+    if (target.port == 0) target.port = plain_port;
+    const std::string tag = target.hash_tag.empty() ? "bench" : target.hash_tag;
+    const std::string prefix = target.hash_tag.empty() ? "bench" : "{" + tag + "}";
+    support::SyncRedis raw(plain_port);
     const std::string acquire_sha = load_script(raw, scripts::lock_acquire);
     const std::string release_sha = load_script(raw, scripts::lock_release);
-    raw.string({"EVAL", populate_lua, "0", std::to_string(keyspace), owner, deep_hold});
+    if (target.release)
+        raw.string({"EVAL", populate_lua, "1", prefix, std::to_string(keyspace), owner, deep_hold});
 
     // As lock.cpp calls them: acquire KEYS = name, ARGV = lease, owner;
     // release KEYS = name, channel, ARGV = "0", lease, owner, "publish".
-    const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", "bench:acquire:__rand_int__", lease_ms, owner};
-    const std::vector<std::string> release{"EVALSHA", release_sha, "2", "bench:release:__rand_int__",
-                                           "redisson_lock__channel:{bench}", "0", lease_ms, owner, "publish"};
+    const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", prefix + ":acquire:__rand_int__", lease_ms,
+                                           owner};
+    const std::vector<std::string> release{"EVALSHA", release_sha, "2", prefix + ":release:__rand_int__",
+                                           "redisson_lock__channel:{" + tag + "}", "0", lease_ms, owner, "publish"};
     Ceiling c;
-    c.acquire_pipelined = run_benchmark(port, durations.pipelined_requests, true, acquire);
-    c.release_pipelined = run_benchmark(port, durations.pipelined_requests, true, release);
-    c.acquire_serial = run_benchmark(port, durations.serial_requests, false, acquire);
-    c.release_serial = run_benchmark(port, durations.serial_requests, false, release);
+    c.acquire_pipelined = run_benchmark(target, durations.pipelined_requests, true, acquire);
+    if (target.release) c.release_pipelined = run_benchmark(target, durations.pipelined_requests, true, release);
+    c.acquire_serial = run_benchmark(target, durations.serial_requests, false, acquire);
+    if (target.release) c.release_serial = run_benchmark(target, durations.serial_requests, false, release);
     raw.string({"FLUSHALL"});  // scripts stay cached; only the keys go
     return c;
 }

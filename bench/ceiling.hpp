@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "common.hpp"
 
@@ -22,8 +24,17 @@ struct Ceiling {
     BenchRun release_serial;
 };
 
-/// Loads the scripts, runs redis-benchmark four times against 127.0.0.1:port,
-/// then deletes the keys it made. Throws std::runtime_error if a run fails.
-Ceiling measure_ceiling(std::uint16_t port, const Durations& durations);
+/// Where redis-benchmark goes, beyond the server's plain port.
+struct CeilingTarget {
+    std::uint16_t port = 0;                 // redis-benchmark's port; 0: the plain one
+    std::vector<std::string> benchmark_args;  // e.g. --tls --cacert FILE
+    std::string hash_tag;                   // a cluster node's: every key in one of its slots
+    bool release = true;                    // also the two release runs
+};
+
+/// Loads the scripts (through the plain port), runs redis-benchmark (four
+/// times, or two without the release runs) against 127.0.0.1, then deletes
+/// the keys it made. Throws std::runtime_error if a run fails.
+Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, const CeilingTarget& target = {});
 
 }  // namespace holdfast::bench

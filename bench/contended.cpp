@@ -23,7 +23,8 @@ namespace holdfast::bench {
 namespace {
 
 constexpr const char* lock_name = "bench:contended";
-constexpr const char* counter_key = "bench:counter";
+// In the lock's slot (its hash tag is the lock's name), so in a cluster one master holds both.
+constexpr const char* counter_key = "{bench:contended}:counter";
 constexpr int max_processes = 16;
 constexpr std::size_t max_waits = 1 << 16;  // per worker; more handoffs go uncounted in the percentiles
 
@@ -93,14 +94,12 @@ Turn turn_of(Client& client, Primitive primitive, std::unique_ptr<Lock>& lock, s
     return {[&lock] { lock->lock(); }, [&lock] { lock->unlock(); }};
 }
 
-void run_worker(Shared& shared, Primitive primitive, int me, std::uint16_t port, WorkerResult& out) {
-    Config config;
-    config.port = port;
-    Client client(config);
+void run_worker(Shared& shared, Primitive primitive, int me, const ContendedTarget& target, WorkerResult& out) {
+    Client client(target.lock);
     std::unique_ptr<Lock> lock;
     std::unique_ptr<Semaphore> semaphore;
     const Turn turn = turn_of(client, primitive, lock, semaphore);
-    support::SyncRedis data(port);  // the protected data lives outside holdfast
+    support::SyncRedis data(target.port);  // the protected data lives outside holdfast
     ++shared.ready;
     while (shared.start_ns.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
 
@@ -125,10 +124,10 @@ void run_worker(Shared& shared, Primitive primitive, int me, std::uint16_t port,
     out.end_ns = now_ns();
 }
 
-[[noreturn]] void worker_main(Shared& shared, Primitive primitive, int me, std::uint16_t port) {
+[[noreturn]] void worker_main(Shared& shared, Primitive primitive, int me, const ContendedTarget& target) {
     WorkerResult& out = shared.workers[me];
     try {
-        run_worker(shared, primitive, me, port, out);
+        run_worker(shared, primitive, me, target, out);
     } catch (const std::exception& e) {
         out.failed = 1;
         std::snprintf(out.error, sizeof out.error, "%s", e.what());
@@ -202,11 +201,14 @@ std::string describe(Primitive primitive) {
     return "Lock";
 }
 
-Contended run_contended(std::uint16_t port, Primitive primitive, int processes, std::chrono::seconds duration) {
+const char* const contended_lock_name = lock_name;
+
+Contended run_contended(const ContendedTarget& target, Primitive primitive, int processes,
+                        std::chrono::seconds duration) {
     if (processes < 1 || processes > max_processes)
         throw std::invalid_argument("run_contended: 1.." + std::to_string(max_processes) + " processes");
     Shared* shared = map_shared();
-    support::SyncRedis raw(port);
+    support::SyncRedis raw(target.port);
     raw.command({"DEL", lock_name, "redisson_lock_queue:{bench:contended}", "redisson_lock_timeout:{bench:contended}"});
     raw.command({"SET", counter_key, "0"});
     const auto before = command_stats(raw);
@@ -216,7 +218,7 @@ Contended run_contended(std::uint16_t port, Primitive primitive, int processes, 
     for (int i = 0; i < processes; ++i) {
         const pid_t pid = ::fork();
         if (pid < 0) throw std::runtime_error("fork failed");
-        if (pid == 0) worker_main(*shared, primitive, i, port);
+        if (pid == 0) worker_main(*shared, primitive, i, target);
         pids.push_back(pid);
     }
     start_when_ready(*shared, processes, duration);

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include "holdfast/config.hpp"
+
 namespace holdfast::bench {
 
 /// The primitive the workers take turns on.
@@ -31,9 +33,22 @@ struct Contended {
     long long lost_updates = 0;   // sections - counter: must be 0
 };
 
-/// Forks `processes` workers against 127.0.0.1:port for `duration`, each
-/// taking `primitive` (a semaphore: one permit of one) around its section.
-/// Call it with no other threads running (fork). Throws if a worker fails.
-Contended run_contended(std::uint16_t port, Primitive primitive, int processes, std::chrono::seconds duration);
+/// Where the workers take their turns: each worker's Client connects with
+/// `lock` (plain, TLS or a cluster); `port` is the plain TCP port of the server
+/// that holds the lock and the counter (in a cluster: the master of their slot),
+/// for the counter and INFO commandstats.
+struct ContendedTarget {
+    Config lock;
+    std::uint16_t port = 0;
+};
+
+/// Forks `processes` workers for `duration`, each taking `primitive` (a
+/// semaphore: one permit of one) around its section. Call it with no other
+/// threads running (fork). Throws if a worker fails.
+Contended run_contended(const ContendedTarget& target, Primitive primitive, int processes,
+                        std::chrono::seconds duration);
+
+/// The lock's name: its slot decides which cluster master serves the run.
+extern const char* const contended_lock_name;
 
 }  // namespace holdfast::bench

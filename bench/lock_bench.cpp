@@ -1,13 +1,15 @@
 // lock_bench: holdfast's lock throughput and latency against what
 // redis-benchmark gets from the same server, written to BENCHMARKS.md.
 //
-//   lock_bench [--quick] [--no-write]
+//   lock_bench [--quick] [--no-write] [--cases plain,contended,tls,cluster]
 //
 // Starts its own redis-server; runs the ceiling, then holdfast uncontended,
-// then contended. The contended part forks, so each part before it must have
-// joined its threads (every Client is destroyed before the next part).
+// then contended; then the TLS case and the cluster case on servers of their
+// own. The contended part forks, so each part before it must have joined its
+// threads (every Client is destroyed before the next part).
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -31,7 +33,35 @@ constexpr int contended_processes = 8;
 struct Options {
     bool quick = false;
     bool write = true;
+    bool plain = true, contended = true, tls = true, cluster = true;
 };
+
+[[noreturn]] void usage(int status) {
+    std::cerr << "usage: lock_bench [--quick] [--no-write] [--cases LIST]\n"
+                 "  --quick       shorter runs (noisier figures)\n"
+                 "  --no-write    print the report without writing BENCHMARKS.md\n"
+                 "  --cases LIST  comma-separated parts to run (default all): plain (ceiling and\n"
+                 "                uncontended on one server), contended (needs plain), tls, cluster\n";
+    std::exit(status);
+}
+
+void parse_cases(const std::string& list, Options& options) {
+    options.plain = options.contended = options.tls = options.cluster = false;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t end = std::min(list.find(',', start), list.size());
+        const std::string name = list.substr(start, end - start);
+        if (name == "plain") options.plain = true;
+        else if (name == "contended") options.plain = options.contended = true;
+        else if (name == "tls") options.tls = true;
+        else if (name == "cluster") options.cluster = true;
+        else {
+            std::cerr << "lock_bench: unknown case '" << name << "'\n";
+            usage(2);
+        }
+        start = end + 1;
+    }
+}
 
 Options parse_options(int argc, char** argv) {
     Options options;
@@ -39,12 +69,8 @@ Options parse_options(int argc, char** argv) {
         const std::string arg = argv[i];
         if (arg == "--quick") options.quick = true;
         else if (arg == "--no-write") options.write = false;
-        else {
-            std::cerr << "usage: lock_bench [--quick] [--no-write]\n"
-                         "  --quick     shorter runs (noisier figures)\n"
-                         "  --no-write  print the report without writing BENCHMARKS.md\n";
-            std::exit(arg == "--help" || arg == "-h" ? 0 : 2);
-        }
+        else if (arg == "--cases" && i + 1 < argc) parse_cases(argv[++i], options);
+        else usage(arg == "--help" || arg == "-h" ? 0 : 2);
     }
     return options;
 }
@@ -60,20 +86,33 @@ std::string redis_version(std::uint16_t port) {
 
 void progress(const std::string& what) { std::cerr << "lock_bench: " << what << "...\n"; }
 
-Results measure(std::uint16_t port, const Durations& d) {
+Results measure(std::uint16_t port, const Durations& d, const Options& options) {
     holdfast::Config config;
     config.port = port;
     Results r;
-    progress("ceiling (redis-benchmark)");
-    r.ceiling = measure_ceiling(port, d);
-    progress("uncontended, 1 thread");
-    r.single = run_single_thread(config, d.uncontended);
-    progress("uncontended, " + std::to_string(many_threads) + " threads");
     r.many_threads = many_threads;
-    r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
-    for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {
-        progress("contended " + describe(primitive) + ", " + std::to_string(contended_processes) + " processes");
-        r.contended.push_back(run_contended(port, primitive, contended_processes, d.contended));
+    if (options.plain) {
+        r.plain = true;
+        progress("ceiling (redis-benchmark)");
+        r.ceiling = measure_ceiling(port, d);
+        progress("uncontended, 1 thread");
+        r.single = run_single_thread(config, d.uncontended);
+        progress("uncontended, " + std::to_string(many_threads) + " threads");
+        r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
+    }
+    if (options.contended) {
+        for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {
+            progress("contended " + describe(primitive) + ", " + std::to_string(contended_processes) + " processes");
+            r.contended.push_back(run_contended({config, port}, primitive, contended_processes, d.contended));
+        }
+    }
+    if (options.tls) {
+        progress("TLS: ceiling (redis-benchmark --tls), then uncontended and contended Lock");
+        r.tls = run_tls_case(many_threads, options.contended ? contended_processes : 0, d);
+    }
+    if (options.cluster) {
+        progress("cluster: ceiling per master (redis-benchmark), then uncontended and contended Lock");
+        r.cluster = run_cluster_case(many_threads, options.contended ? contended_processes : 0, d);
     }
     return r;
 }
@@ -86,7 +125,7 @@ int main(int argc, char** argv) {
         Machine machine = describe_machine();  // before we load the machine ourselves
         holdfast::support::RedisServer server;
         machine.redis_version = redis_version(server.port());
-        const Results results = measure(server.port(), options.quick ? Durations::quick() : Durations{});
+        const Results results = measure(server.port(), options.quick ? Durations::quick() : Durations{}, options);
         const std::string report = render_report(results, machine, options.quick);
         std::cout << report;
         if (options.write) {

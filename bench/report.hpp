@@ -3,21 +3,28 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ceiling.hpp"
 #include "contended.hpp"
+#include "topologies.hpp"
 #include "uncontended.hpp"
 
 namespace holdfast::bench {
 
+/// What ran: the plain single server (ceiling, uncontended, then contended
+/// when `contended` is not empty), and the TLS and cluster cases if chosen.
 struct Results {
+    bool plain = false;
     Ceiling ceiling;
     SingleThread single;
     std::size_t many_threads = 0;
     double many_pairs_per_s = 0;
     std::vector<Contended> contended;  // Lock first, then the other primitives
+    std::optional<TlsCase> tls;
+    std::optional<ClusterCase> cluster;
 };
 
 struct Machine {

@@ -4,6 +4,8 @@
 // read-modify-write: GET the stock, think, SET stock-1, RPUSH an order. Run
 // under lock:goods:1000:1 the sale is exact; run again without the lock, the
 // same code oversells. docs/demo.md explains how to read the table.
+// --cluster runs it on a private 3-master Redis Cluster: the lock lives on
+// whichever master its name's slot says, the goods on the master of theirs.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@
 #endif
 
 #include "holdfast/holdfast.hpp"
+#include "redis_cluster.hpp"
 #include "redis_server.hpp"
 #include "sync_redis.hpp"
 
@@ -39,10 +42,12 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using holdfast::support::SyncRedis;
 
+// The business data shares one hash tag, so in a cluster it is on one master
+// (the stock's: "goods:1000:1" hashes as its tag does) and one connection serves it.
 const std::string kStockKey = "goods:1000:1";
-const std::string kOrdersKey = "orders:goods:1000:1";
+const std::string kOrdersKey = "orders:{goods:1000:1}";
+const std::string kLastOwnerKey = "demo:last_owner:{goods:1000:1}";
 const std::string kLockName = "lock:goods:1000:1";
-const std::string kLastOwnerKey = "demo:last_owner";
 constexpr auto kProgressEvery = 250ms;
 constexpr auto kPollEvery = 5ms;  // how soon the parent notices the sale is over (bounds the timing error)
 
@@ -51,6 +56,7 @@ struct Options {
     int processes = 4;
     int threads = 8;
     std::string url;  // empty: start a private redis-server
+    bool cluster = false;  // with no url: a private 3-master cluster instead
     int timeout_s = 120;
 };
 
@@ -87,9 +93,34 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void on_signal(int) { g_interrupted = 1; }
 
 // SyncRedis knows only host and port; AUTH and SELECT come from the URL.
+// In a cluster it connects to the master serving the goods' slot.
 std::unique_ptr<SyncRedis> connect(const holdfast::Config& config) {
     if (!config.unix_socket.empty())
         throw std::invalid_argument("unix sockets are not supported here; use redis://host:port");
+    if (config.tls.enabled) throw std::invalid_argument("TLS is not supported here; use redis:// or redis-cluster://");
+    if (config.topology == holdfast::Topology::sentinel)
+        throw std::invalid_argument("Sentinel is not supported here; give the master as redis://host:port");
+    if (config.topology == holdfast::Topology::cluster) {
+        if (config.servers.empty()) throw std::invalid_argument("a cluster URL needs a seed node");
+        holdfast::Config seed = config;
+        seed.topology = holdfast::Topology::single;
+        seed.host = config.servers.front().host;
+        seed.port = config.servers.front().port;
+        auto redis = connect(seed);
+        const long long slot = redis->integer({"CLUSTER", "KEYSLOT", kStockKey});
+        const auto slots = redis->command({"CLUSTER", "SLOTS"});
+        for (std::size_t i = 0; slots->type == REDIS_REPLY_ARRAY && i < slots->elements; ++i) {
+            const redisReply* range = slots->element[i];
+            if (range->element[0]->integer > slot || range->element[1]->integer < slot) continue;
+            const redisReply* master = range->element[2];
+            seed.host = std::string(master->element[0]->str, master->element[0]->len);
+            if (seed.host.empty()) seed.host = config.servers.front().host;  // "" means the node asked
+            seed.port = static_cast<std::uint16_t>(master->element[1]->integer);
+            return connect(seed);
+        }
+        throw std::runtime_error("no cluster node serves slot " + std::to_string(slot) + " of " + kStockKey +
+                                 " (CLUSTER SLOTS); is the cluster up?");
+    }
     auto redis = std::make_unique<SyncRedis>(config.host, config.port);
     if (!config.password.empty()) {
         std::vector<std::string> auth{"AUTH"};
@@ -122,7 +153,7 @@ bool buy_one_locked(holdfast::Lock& lock, SyncRedis& redis, const std::string& b
         lock.lock();
     }
     std::unique_lock guard(lock, std::adopt_lock);  // releases it if the step throws
-    // Only the holder writes demo:last_owner, so a changed value is a handoff between buyers.
+    // Only the holder writes the last owner, so a changed value is a handoff between buyers.
     const std::string previous = redis.string({"GETSET", kLastOwnerKey, buyer});
     if (!previous.empty() && previous != buyer) ++counters.handoffs;
     const bool bought = buy_one(redis, buyer, counters.purchases, rng);
@@ -345,8 +376,11 @@ int main(int argc, char** argv) {
     app.add_option("--processes,-p", options.processes, "Buyer processes (one holdfast::Client each)")
         ->check(CLI::Range(1, 64));
     app.add_option("--threads,-t", options.threads, "Buyer threads per process")->check(CLI::Range(1, 256));
-    app.add_option("--url", options.url, "redis://[user:password@]host[:port][/db]; default: a private redis-server")
-        ->envname("REDIS_URL");
+    auto* url = app.add_option("--url", options.url,
+                               "redis://[user:password@]host[:port][/db] or redis-cluster://host:port[,...]; "
+                               "default: a private redis-server")
+                    ->envname("REDIS_URL");
+    app.add_flag("--cluster", options.cluster, "Run on a private local Redis Cluster of 3 masters")->excludes(url);
     app.add_option("--timeout", options.timeout_s, "Seconds a sale may take before it is stopped")
         ->check(CLI::Range(1, 3600));
     CLI11_PARSE(app, argc, argv);
@@ -355,7 +389,11 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_signal);
     try {
         std::optional<holdfast::support::RedisServer> server;
-        if (options.url.empty()) {
+        std::optional<holdfast::support::RedisCluster> cluster;
+        if (options.cluster) {
+            cluster.emplace(3);
+            options.url = cluster->url();
+        } else if (options.url.empty()) {
             server.emplace();
             options.url = server->url();
         }
@@ -363,7 +401,7 @@ int main(int argc, char** argv) {
         auto redis = connect(config);
         std::printf("Flash sale of %s: %d units, %d processes x %d threads, Redis at %s%s\n", kStockKey.c_str(),
                     options.stock, options.processes, options.threads, config.server_name().c_str(),
-                    server ? " (private redis-server)" : "");
+                    server ? " (private redis-server)" : cluster ? " (private cluster, 3 masters)" : "");
         std::fflush(stdout);  // before the progress lines on stderr
 
         // Ctrl-C may kill the buyers before the parent notices: check the flag, not how the sale ended.

@@ -122,7 +122,7 @@ void Connection::flush_after_read() {
     std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
-        if (output_.empty() || writer_active_) return;
+        if (writer_active_ || (output_.empty() && !(tls_ && tls_->has_output()))) return;
         writer_active_ = true;
         epoch = epoch_;
     }
@@ -131,24 +131,38 @@ void Connection::flush_after_read() {
 
 // Sends until the output is empty, from whichever thread became the writer.
 void Connection::drain(std::uint64_t epoch) {
-    if (tls_context_) {
-        asio::dispatch(io_, [self = shared_from_this(), epoch] { self->write_tls(epoch); });
-        return;
-    }
     std::lock_guard writing(write_mutex_);
     std::string batch;
     for (;;) {
         int fd;
+        std::shared_ptr<TlsSession> tls;
         {
             std::lock_guard lock(mutex_);
             if (epoch != epoch_) return;  // fail() ended this writer's turn
-            if (output_.empty() || fd_ < 0) {
+            if ((output_.empty() && !(tls_ && tls_->has_output())) || fd_ < 0) {
                 writer_active_ = false;
                 return;
             }
             batch.swap(output_);
             output_.clear();
             fd = fd_;
+            tls = tls_;
+        }
+        if (tls) {
+            std::string ciphertext;
+            asio::error_code ec;
+            tls->encrypt(batch, ciphertext, ec);
+            if (ec) {
+                asio::post(io_, [self = shared_from_this(), why = "TLS write failed: " + ec.message(), epoch] {
+                    {
+                        std::lock_guard lock(self->mutex_);
+                        if (epoch != self->epoch_) return;
+                    }
+                    self->fail(why);
+                });
+                return;
+            }
+            batch.swap(ciphertext);
         }
         std::size_t sent = 0;
         while (sent < batch.size()) {
@@ -194,29 +208,6 @@ void Connection::write_rest_async(std::string rest, std::uint64_t epoch) {
                           }
                           if (ec) return self->fail("write failed: " + ec.message());
                           self->drain(epoch);
-                      });
-}
-
-// TLS: the loop thread sends the output one batch at a time, until it is empty.
-void Connection::write_tls(std::uint64_t epoch) {
-    auto batch = std::make_shared<std::string>();
-    {
-        std::lock_guard lock(mutex_);
-        if (epoch != epoch_) return;
-        if (output_.empty() || fd_ < 0) {
-            writer_active_ = false;
-            return;
-        }
-        batch->swap(output_);
-    }
-    asio::async_write(*tls_, asio::buffer(*batch),
-                      [self = shared_from_this(), tls = tls_, batch, epoch](asio::error_code ec, std::size_t) {
-                          {
-                              std::lock_guard lock(self->mutex_);
-                              if (epoch != self->epoch_) return;
-                          }
-                          if (ec) return self->fail("write failed: " + ec.message());
-                          self->write_tls(epoch);
                       });
 }
 
@@ -285,16 +276,38 @@ void Connection::start_tls() {
     {
         std::lock_guard lock(mutex_);
         state_ = State::tls;
+        tls_ = std::make_shared<TlsSession>(*tls_context_, config_);
     }
-    tls_ = make_tls_stream(socket_, *tls_context_, config_);
-    const auto generation = generation_;
-    tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this(), tls = tls_,
-                                                           generation](asio::error_code ec) {
+    tls_handshake({}, generation_);
+}
+
+// One round of the TLS handshake: feed what the server sent, send what
+// OpenSSL answers, then read more or start the Redis session.
+void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
+    auto out = std::make_shared<std::string>();
+    asio::error_code ec;
+    const bool done = tls_->handshake(in, *out, ec);
+    auto next = [self = shared_from_this(), generation, done](asio::error_code write_ec, std::size_t) {
         if (generation != self->generation_ || self->state_ != State::tls) return;
-        if (is_tls_error(ec)) return self->fail(describe_tls_failure(ec, *tls, self->config_), Refusal::tls);
-        if (ec) return self->fail("TLS handshake failed: " + ec.message());
-        self->connect_timer_.cancel();
-        self->start_session();
+        if (write_ec) return self->fail("TLS handshake failed: " + write_ec.message());
+        if (done) {
+            self->connect_timer_.cancel();
+            return self->start_session();
+        }
+        self->socket_.async_read_some(asio::buffer(self->read_buffer_), [self, generation](asio::error_code read_ec,
+                                                                                          std::size_t n) {
+            if (generation != self->generation_ || self->state_ != State::tls) return;
+            if (read_ec) return self->fail("TLS handshake failed: " + read_ec.message());
+            self->tls_handshake(std::string_view(self->read_buffer_.data(), n), generation);
+        });
+    };
+    if (ec) {
+        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls_, config_), Refusal::tls);
+        return fail("TLS handshake failed: " + ec.message());
+    }
+    if (out->empty()) return next({}, 0);
+    asio::async_write(socket_, asio::buffer(*out), [out, next](asio::error_code write_ec, std::size_t n) {
+        next(write_ec, n);
     });
 }
 
@@ -386,17 +399,16 @@ void Connection::became_ready() {
 }
 
 void Connection::read_more() {
-    auto on_read = [self = shared_from_this(), generation = generation_, tls = tls_](asio::error_code ec,
-                                                                                   std::size_t n) {
+    socket_.async_read_some(asio::buffer(read_buffer_), [self = shared_from_this(), generation = generation_](
+                                                            asio::error_code ec, std::size_t n) {
         if (generation != self->generation_) return;
         if (!ec) return self->on_bytes(n);
-        self->read_failed(ec, tls.get());
-    };
-    if (tls_) tls_->async_read_some(asio::buffer(read_buffer_), std::move(on_read));
-    else socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+        self->read_failed(ec);
+    });
 }
 
-void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
+void Connection::read_failed(const asio::error_code& ec) {
+    const bool tls = tls_ != nullptr;
     const bool closed = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
     const bool reset = ec == asio::error::connection_reset;
     std::string why = closed  ? "the server closed the connection"
@@ -406,7 +418,7 @@ void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
-        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls, config_), Refusal::tls);
+        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls_, config_), Refusal::tls);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"
@@ -417,10 +429,17 @@ void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
 
 void Connection::on_bytes(std::size_t n) {
     const auto generation = generation_;
+    std::string_view bytes(read_buffer_.data(), n);
+    std::string plain;
+    asio::error_code tls_ec;  // after the replies decrypted before it: a server may answer, then hang up
+    if (tls_) {
+        tls_->decrypt(bytes, plain, tls_ec);
+        bytes = plain;
+    }
     for (bool first = true;; first = false) {
         std::unique_ptr<Reply> reply;
         try {
-            if (first) reader_.feed(read_buffer_.data(), n);
+            if (first) reader_.feed(bytes.data(), bytes.size());
             reply = reader_.next();
         } catch (const std::runtime_error& e) {
             return fail(std::string(e.what()) + " (is this a Redis server?)");
@@ -457,6 +476,7 @@ void Connection::on_bytes(std::size_t n) {
         // A handler may have failed or stopped the connection.
         if (generation != generation_ || state_ == State::stopped) return;
     }
+    if (tls_ec) return read_failed(tls_ec);
     flush_after_read();
     read_more();
 }

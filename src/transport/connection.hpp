@@ -40,9 +40,10 @@ using Locator = std::function<void(LocateHandler)>;
 /// buffer hands a write to the loop's async_write.
 ///
 /// TLS (config.tls.enabled): the TLS handshake follows the TCP connect, then
-/// the same AUTH/SELECT/PING handshake. An SSL object must not be used from two
-/// threads, so every TLS write goes through the loop thread (write_tls: one
-/// async_write per batch) and reads are async_read_some on the TLS stream.
+/// the same AUTH/SELECT/PING handshake. The TlsSession encrypts into memory,
+/// so writes take the same path as plain ones: the writer encrypts its batch
+/// (under the session's mutex, as the loop thread decrypts what it reads) and
+/// sends the ciphertext itself; no thread switch per command.
 ///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
@@ -141,9 +142,9 @@ private:
     void drain(std::uint64_t epoch);
     void flush_after_read();
     void write_rest_async(std::string rest, std::uint64_t generation);
-    void write_tls(std::uint64_t epoch);
+    void tls_handshake(std::string_view in, std::uint64_t generation);
     void read_more();
-    void read_failed(const asio::error_code& ec, TlsStream* tls);
+    void read_failed(const asio::error_code& ec);
     void on_bytes(std::size_t n);
     void fail(const std::string& why, Refusal refusal = Refusal::none);
     void schedule_reconnect();
@@ -177,12 +178,13 @@ private:
     std::deque<InFlight> in_flight_;
     std::deque<Pending> waiting_;   // submitted while not ready
     std::string last_error_;
+    // TLS, new for each connection (set by the loop thread); a writer takes
+    // its own reference with the fd, so a reconnect never frees one under it.
+    std::shared_ptr<TlsSession> tls_;
 
     // io thread only.
     std::uint64_t generation_ = 0;  // bumps on each new socket; stale callbacks check it
-    // The TLS stream over socket_, new for each connection; pending operations
-    // hold their own reference, so a reconnect never frees one under them.
-    std::shared_ptr<TlsStream> tls_;
+
     std::vector<char> read_buffer_;
     ReplyReader reader_;
     std::chrono::milliseconds backoff_;

@@ -69,31 +69,106 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const Config& config) {
     return context;
 }
 
-std::shared_ptr<TlsStream> make_tls_stream(asio::generic::stream_protocol::socket& socket,
-                                           asio::ssl::context& context, const Config& config) {
-    auto stream = std::make_shared<TlsStream>(socket, context);
-    SSL* ssl = stream->native_handle();
+namespace {
+
+// What an SSL call's failure means, as asio would report it.
+asio::error_code failure_of(SSL* ssl, int result) {
+    switch (SSL_get_error(ssl, result)) {
+        case SSL_ERROR_ZERO_RETURN: return asio::error::eof;  // close_notify
+        case SSL_ERROR_SSL: {
+            const auto code = ::ERR_get_error();
+            ::ERR_clear_error();
+            return {static_cast<int>(code), asio::error::get_ssl_category()};
+        }
+        default: return asio::ssl::error::unspecified_system_error;
+    }
+}
+
+bool wants_more(SSL* ssl, int result) {
+    const int error = SSL_get_error(ssl, result);
+    return error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE;
+}
+
+}  // namespace
+
+TlsSession::TlsSession(asio::ssl::context& context, const Config& config)
+    : ssl_(::SSL_new(context.native_handle())), from_server_(::BIO_new(::BIO_s_mem())), to_server_(::BIO_new(::BIO_s_mem())) {
+    if (!ssl_ || !from_server_ || !to_server_) {
+        if (ssl_) ::SSL_free(ssl_);
+        if (from_server_) ::BIO_free(from_server_);
+        if (to_server_) ::BIO_free(to_server_);
+        throw TlsError("holdfast: cannot create a TLS session (out of memory?)");
+    }
+    BIO_set_mem_eof_return(from_server_, -1);  // empty: "want more", not end of stream
+    ::SSL_set_bio(ssl_, from_server_, to_server_);
+    ::SSL_set_connect_state(ssl_);
     const std::string& name = verified_name(config);
     const bool ip = is_ip_literal(name);
-    if (!ip) SSL_set_tlsext_host_name(ssl, name.c_str());
+    if (!ip) SSL_set_tlsext_host_name(ssl_, name.c_str());
     // The check asio::ssl::host_name_verification makes (X509_check_host /
     // _ip), done by OpenSSL itself so that a mismatch reports its own reason
     // ("hostname mismatch") rather than an unspecified verify failure.
     if (config.tls.verify) {
-        if (ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name.c_str());
-        else SSL_set1_host(ssl, name.c_str());
+        if (ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), name.c_str());
+        else SSL_set1_host(ssl_, name.c_str());
     }
-    return stream;
+}
+
+TlsSession::~TlsSession() { ::SSL_free(ssl_); }
+
+void TlsSession::take_output(std::string& out) {
+    char chunk[16 * 1024];
+    for (int n; (n = ::BIO_read(to_server_, chunk, sizeof chunk)) > 0;) out.append(chunk, static_cast<std::size_t>(n));
+    has_output_.store(false, std::memory_order_release);
+}
+
+bool TlsSession::handshake(std::string_view in, std::string& out, asio::error_code& ec) {
+    std::lock_guard lock(mutex_);
+    ::ERR_clear_error();
+    if (!in.empty()) ::BIO_write(from_server_, in.data(), static_cast<int>(in.size()));
+    const int result = ::SSL_do_handshake(ssl_);
+    take_output(out);  // an alert too, when it failed
+    if (result == 1) return true;
+    if (!wants_more(ssl_, result)) ec = failure_of(ssl_, result);
+    return false;
+}
+
+void TlsSession::decrypt(std::string_view in, std::string& plain, asio::error_code& ec) {
+    std::lock_guard lock(mutex_);
+    ::ERR_clear_error();
+    ::BIO_write(from_server_, in.data(), static_cast<int>(in.size()));
+    char chunk[16 * 1024];
+    for (;;) {
+        const int n = ::SSL_read(ssl_, chunk, sizeof chunk);
+        if (n > 0) {
+            plain.append(chunk, static_cast<std::size_t>(n));
+            continue;
+        }
+        if (!wants_more(ssl_, n)) ec = failure_of(ssl_, n);
+        if (BIO_ctrl_pending(to_server_) > 0) has_output_.store(true, std::memory_order_release);
+        return;
+    }
+}
+
+void TlsSession::encrypt(std::string_view plain, std::string& out, asio::error_code& ec) {
+    std::lock_guard lock(mutex_);
+    ::ERR_clear_error();
+    // A memory buffer never fills, so SSL_write takes all of it or fails.
+    if (!plain.empty()) {
+        const int n = ::SSL_write(ssl_, plain.data(), static_cast<int>(plain.size()));
+        if (n <= 0) ec = failure_of(ssl_, n);
+    }
+    take_output(out);
 }
 
 bool is_tls_error(const asio::error_code& ec) {
     return ec.category() == asio::error::get_ssl_category() && ec != asio::ssl::error::stream_truncated;
 }
 
-std::string describe_tls_failure(const asio::error_code& ec, TlsStream& stream, const Config& config) {
+std::string describe_tls_failure(const asio::error_code& ec, TlsSession& session, const Config& config) {
     const auto reason = ERR_GET_REASON(static_cast<unsigned long>(ec.value()));
     if (ec.category() == asio::error::get_ssl_category() && reason == SSL_R_CERTIFICATE_VERIFY_FAILED) {
-        const long result = SSL_get_verify_result(stream.native_handle());
+        const long result = SSL_get_verify_result(session.native_handle());
         const std::string why = std::string("certificate verify failed: ") + X509_verify_cert_error_string(result);
         if (result == X509_V_ERR_HOSTNAME_MISMATCH || result == X509_V_ERR_IP_ADDRESS_MISMATCH)
             return "TLS: the server's certificate does not name '" + verified_name(config) + "' (" + why +

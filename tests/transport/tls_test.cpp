@@ -1,11 +1,14 @@
 // TLS (rediss://): locks, pub/sub wake-ups and renewals over TLS, and each way
 // a certificate or port can be wrong, against a TLS redis-server with
 // certificates the test makes.
+#include <atomic>
 #include <future>
 #include <thread>
 
 #include "redis_fixture.hpp"
 #include "test_certs.hpp"
+#include "transport/command.hpp"
+#include "transport/connection.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -98,6 +101,53 @@ TEST_F(Tls, WatchdogRenewsTheLease) {
     EXPECT_GT(lowest, 0) << "the lock expired while held";
     EXPECT_GT(last, 0);
     lock.unlock();
+}
+
+// The calling thread encrypts and sends its command itself, as on a plain
+// connection: it reaches the server while the loop thread is busy (blocked in
+// a handler here). Handed to the loop thread, it would wait for it.
+TEST_F(Tls, CommandGoesOutWhileTheLoopThreadIsBusy) {
+    asio::io_context io;
+    auto guard = asio::make_work_guard(io);
+    auto connection = std::make_shared<detail::Connection>(io, config());
+    connection->start();
+    std::thread loop([&] { io.run(); });
+    std::promise<void> ready;
+    connection->submit(detail::encode_command({"PING"}), [&](std::exception_ptr, detail::Reply) { ready.set_value(); });
+    EXPECT_EQ(ready.get_future().wait_for(10s), std::future_status::ready);
+
+    std::promise<void> unblock;
+    asio::post(io, [done = unblock.get_future().share()] { done.wait(); });
+    std::promise<void> answered;
+    connection->submit(detail::encode_command({"SET", "sent-by-caller", "1"}),
+                       [&](std::exception_ptr, detail::Reply) { answered.set_value(); });
+    EXPECT_TRUE(eventually([&] { return raw->integer({"EXISTS", "sent-by-caller"}) == 1; }))
+        << "the command waited for the loop thread";
+    unblock.set_value();
+    EXPECT_EQ(answered.get_future().wait_for(10s), std::future_status::ready);
+    asio::post(io, [&] { connection->stop_now(); });
+    guard.reset();
+    loop.join();
+}
+
+// Many threads writing through one Client's TLS connections at once while
+// the loop thread decrypts replies: every pair completes, in order per lock.
+TEST_F(Tls, ManyThreadsLockAndUnlockAtOnce) {
+    Client client(config());
+    std::vector<std::thread> threads;
+    std::atomic<int> pairs{0};
+    for (int t = 0; t < 16; ++t)
+        threads.emplace_back([&, t] {
+            Lock lock(client, "busy:" + std::to_string(t));
+            for (int i = 0; i < 200; ++i) {
+                lock.lock();
+                lock.unlock();
+                ++pairs;
+            }
+        });
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(pairs.load(), 16 * 200);
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
 TEST_F(Tls, UntrustedCertificateFailsAtOnceSayingWhy) {
