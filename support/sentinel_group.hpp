@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,16 @@ public:
     /// Starts the master, its replica (waits until it is in sync), then the
     /// sentinels, monitoring it as `master_name` with quorum 2, down after
     /// 1 s and failover timeout 3 s. `server_extra` goes to both data nodes.
-    explicit SentinelGroup(std::string master_name = "holdfast-master", std::vector<std::string> server_extra = {});
+    /// With `tls`, every process also listens for TLS with its certificate,
+    /// and replication, sentinel-to-server and sentinel-to-sentinel traffic
+    /// go over TLS (tls-replication): the sentinels name TLS ports. The plain
+    /// ports stay, for the test's own inspection.
+    explicit SentinelGroup(std::string master_name = "holdfast-master", std::vector<std::string> server_extra = {},
+                           std::optional<TlsServer> tls = std::nullopt);
 
     const std::string& master_name() const { return name_; }
-    /// redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#name
+    /// redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#name (with TLS:
+    /// rediss-sentinel:// and the sentinels' TLS ports).
     std::string url() const;
 
     /// The data node the sentinels name master now, and the other one.
@@ -31,7 +38,8 @@ public:
     std::vector<std::unique_ptr<RedisServer>> nodes;
     std::vector<std::unique_ptr<RedisServer>> sentinels;
 
-    /// The master's port, as the first reachable sentinel says.
+    /// The master's (plain) port, as the first reachable sentinel names it.
+    /// Every port the group's functions take and return is the plain one.
     std::uint16_t master_port() const;
 
     /// SENTINEL FAILOVER, then waits (up to `within`) until every sentinel
@@ -51,7 +59,12 @@ public:
     std::uint16_t wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within = std::chrono::seconds(30));
 
 private:
+    /// The plain port of the node a sentinel names by `named` (its TLS port, with TLS).
+    std::uint16_t plain_port(std::uint16_t named) const;
+    std::uint16_t named_port_of(std::uint16_t sentinel) const;
+
     std::string name_;
+    bool tls_ = false;
 };
 
 }  // namespace holdfast::support

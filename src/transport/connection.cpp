@@ -285,12 +285,13 @@ void Connection::start_tls() {
         std::lock_guard lock(mutex_);
         state_ = State::tls;
     }
-    tls_ = make_tls_stream(socket_, *tls_context_, config_);
+    tls_ = make_tls_stream(socket_, *tls_context_, config_, address_.host);
     const auto generation = generation_;
     tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this(), tls = tls_,
                                                            generation](asio::error_code ec) {
         if (generation != self->generation_ || self->state_ != State::tls) return;
-        if (is_tls_error(ec)) return self->fail(describe_tls_failure(ec, *tls, self->config_), Refusal::tls);
+        if (is_tls_error(ec))
+            return self->fail(describe_tls_failure(ec, *tls, self->config_, self->address_.host), Refusal::tls);
         if (ec) return self->fail("TLS handshake failed: " + ec.message());
         self->connect_timer_.cancel();
         self->start_session();
@@ -394,7 +395,7 @@ void Connection::read_failed(const asio::error_code& ec, TlsStream* tls) {
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
-        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls, config_), Refusal::tls);
+        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls, config_, address_.host), Refusal::tls);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"

@@ -13,8 +13,8 @@
 namespace holdfast::detail {
 namespace {
 
-const std::string& verified_name(const Config& config) {
-    return config.tls.server_name.empty() ? config.host : config.tls.server_name;
+const std::string& verified_name(const Config& config, const std::string& host) {
+    return config.tls.server_name.empty() ? host : config.tls.server_name;
 }
 
 bool is_ip_literal(const std::string& name) {
@@ -70,10 +70,11 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const Config& config) {
 }
 
 std::shared_ptr<TlsStream> make_tls_stream(asio::generic::stream_protocol::socket& socket,
-                                           asio::ssl::context& context, const Config& config) {
+                                           asio::ssl::context& context, const Config& config,
+                                           const std::string& host) {
     auto stream = std::make_shared<TlsStream>(socket, context);
     SSL* ssl = stream->native_handle();
-    const std::string& name = verified_name(config);
+    const std::string& name = verified_name(config, host);
     const bool ip = is_ip_literal(name);
     if (!ip) SSL_set_tlsext_host_name(ssl, name.c_str());
     // The check asio::ssl::host_name_verification makes (X509_check_host /
@@ -90,13 +91,14 @@ bool is_tls_error(const asio::error_code& ec) {
     return ec.category() == asio::error::get_ssl_category() && ec != asio::ssl::error::stream_truncated;
 }
 
-std::string describe_tls_failure(const asio::error_code& ec, TlsStream& stream, const Config& config) {
+std::string describe_tls_failure(const asio::error_code& ec, TlsStream& stream, const Config& config,
+                                 const std::string& host) {
     const auto reason = ERR_GET_REASON(static_cast<unsigned long>(ec.value()));
     if (ec.category() == asio::error::get_ssl_category() && reason == SSL_R_CERTIFICATE_VERIFY_FAILED) {
         const long result = SSL_get_verify_result(stream.native_handle());
         const std::string why = std::string("certificate verify failed: ") + X509_verify_cert_error_string(result);
         if (result == X509_V_ERR_HOSTNAME_MISMATCH || result == X509_V_ERR_IP_ADDRESS_MISMATCH)
-            return "TLS: the server's certificate does not name '" + verified_name(config) + "' (" + why +
+            return "TLS: the server's certificate does not name '" + verified_name(config, host) + "' (" + why +
                    "); connect by a name it carries, or set TlsConfig::server_name to one";
         return "TLS: the server's certificate is not trusted (" + why +
                "); give the CA that signed it with TlsConfig::ca_file (--tls-ca)";
