@@ -135,6 +135,31 @@ TEST_F(Sentinel, FollowsTheReplicaPromotedAfterTheMasterIsKilled) {
     after.unlock();
 }
 
+// After kill -9 of the master each connection failed to reach it and waits
+// out its reconnect backoff; +switch-master sends it to the new master at
+// once, not up to retry_interval_max after the failover.
+TEST_F(Sentinel, ResumesAsSoonAsTheSentinelsNameTheNewMaster) {
+    Config c = config();
+    c.retry_interval = 6s;  // each reconnect waits this long, unless told of the switch
+    c.retry_interval_max = 6s;
+    c.timeout = 20s;
+    Client client(c);
+    Lock lock(client, "resume");
+    lock.lock();
+    lock.unlock();
+    const auto old_port = group.master_port();
+    group.master().kill();
+    const auto new_port = group.wait_for_new_master(old_port);
+    const auto named = std::chrono::steady_clock::now();
+    lock.lock();
+    const auto took = std::chrono::steady_clock::now() - named;
+    EXPECT_LT(took, 2s) << "locked " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                        << " ms after the sentinels named the new master";
+    support::SyncRedis now(new_port);
+    EXPECT_EQ(now.string({"HGET", "resume", client.current_owner()}), "1");
+    lock.unlock();
+}
+
 // The fixture the checker's sentinel-kill-master relies on: a killed master,
 // restarted on its port and config file, is made a replica of the new one
 // within seconds (Sentinel's default pace waits 8 s after it is seen up, and
