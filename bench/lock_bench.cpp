@@ -99,6 +99,14 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
         r.single = run_single_thread(config, d.uncontended);
         progress("uncontended, " + std::to_string(many_threads) + " threads");
         r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
+        // Alternating rounds, so that a drift in the machine's load falls on both.
+        progress("metrics cost: " + std::to_string(many_threads) + " threads, Config::metrics off and on, 3 rounds");
+        holdfast::Config counting = config, silent = config;
+        silent.metrics = false;
+        for (int round = 0; round < 3; ++round) {
+            r.metrics_off_pairs_per_s += run_many_threads(silent, many_threads, d.uncontended) / 3;
+            r.metrics_on_pairs_per_s += run_many_threads(counting, many_threads, d.uncontended) / 3;
+        }
     }
     if (options.contended) {
         for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {

@@ -122,6 +122,10 @@ void holdfast_tables(std::ostringstream& out, const Results& r, const Ceilings& 
            {"1 thread: pair p99", micros(s.p99_us), "—", "—"},
            {std::to_string(r.many_threads) + " threads, own lock each, one Client: pairs/s", count(r.many_pairs_per_s),
             count(k.pairs_pipelined) + " (pipelined acquire ÷ 2)", ratio(r.many_pairs_per_s, k.pairs_pipelined)}});
+    out << "Metrics (docs/operations.md): " << r.many_threads << " threads, mean of 3 alternating rounds: "
+        << count(r.metrics_on_pairs_per_s) << " pairs/s counting, " << count(r.metrics_off_pairs_per_s)
+        << " with `Config::metrics = false`: " << ratio(r.metrics_on_pairs_per_s, r.metrics_off_pairs_per_s)
+        << ".\n\n";
     for (const auto& c : r.contended) contended_table(out, c, k);
 }
 
@@ -231,6 +235,8 @@ void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k)
         at_least(threads + "-thread pairs/s ≥ 0.6 × (pipelined acquire ÷ 2)", r.many_pairs_per_s,
                  0.6 * k.pairs_pipelined);
         at_most("1-thread pair p50 ≤ 1.5 × (2 × `-c 1` acquire p50)", r.single.p50_us, 1.5 * k.pair_p50_us);
+        at_least("metrics cost: " + threads + "-thread pairs/s counting ≥ 0.97 × without", r.metrics_on_pairs_per_s,
+                 0.97 * r.metrics_off_pairs_per_s);
     }
     if (r.tls) {
         const Ceilings t = ceilings_of(r.tls->ceiling);

@@ -22,6 +22,8 @@ struct Results {
     SingleThread single;
     std::size_t many_threads = 0;
     double many_pairs_per_s = 0;
+    /// The same, Config::metrics on and off, in alternating rounds: what counting costs.
+    double metrics_on_pairs_per_s = 0, metrics_off_pairs_per_s = 0;
     std::vector<Contended> contended;  // Lock first, then the other primitives
     std::optional<TlsCase> tls;
     std::optional<ClusterCase> cluster;

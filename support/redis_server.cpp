@@ -53,11 +53,11 @@ RedisServer::RedisServer(std::vector<std::string> extra, std::uint16_t max_port)
     start({});
 }
 
-RedisServer::RedisServer(const TlsServer& tls, std::vector<std::string> extra)
+RedisServer::RedisServer(const TlsServer& tls, std::vector<std::string> extra, std::string config_file_text)
     : extra_(std::move(extra)),
       tls_args_{"--tls-cert-file", tls.cert_file, "--tls-key-file", tls.key_file,
                 "--tls-ca-cert-file", tls.ca_file, "--tls-auth-clients", tls.auth_clients ? "yes" : "no"} {
-    start({});
+    start(config_file_text);
 }
 
 RedisServer::RedisServer(std::vector<std::string> extra, std::string config_file_text) : extra_(std::move(extra)) {

@@ -25,8 +25,8 @@ public:
     /// the log file if it does not answer PING within 10 s.
     /// `max_port`: the highest port to pick (a cluster node's bus port is port + 10000).
     explicit RedisServer(std::vector<std::string> extra = {}, std::uint16_t max_port = 65535);
-    /// Also listens for TLS on tls_port().
-    RedisServer(const TlsServer& tls, std::vector<std::string> extra = {});
+    /// Also listens for TLS on tls_port(); `config_file_text` as below.
+    RedisServer(const TlsServer& tls, std::vector<std::string> extra = {}, std::string config_file_text = {});
     /// With `config_file_text` written to dir()/redis.conf and given first (a
     /// sentinel: its `sentinel monitor` lines and --sentinel).
     RedisServer(std::vector<std::string> extra, std::string config_file_text);

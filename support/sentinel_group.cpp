@@ -1,5 +1,6 @@
 #include "sentinel_group.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -26,42 +27,77 @@ void wait_until(Condition condition, std::chrono::seconds within, const std::str
     throw std::runtime_error("SentinelGroup: " + what + " within " + std::to_string(within.count()) + " s");
 }
 
-std::uint16_t named_port(std::uint16_t sentinel, const std::string& name) {
-    SyncRedis s(sentinel);
-    auto reply = s.command({"SENTINEL", "get-master-addr-by-name", name});
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) throw std::runtime_error("no master");
-    return static_cast<std::uint16_t>(std::stoi(reply->element[1]->str));
+// A data node or sentinel, plain or (with `tls`) also listening for TLS.
+std::unique_ptr<RedisServer> start_process(const std::optional<TlsServer>& tls, std::vector<std::string> extra,
+                                           const std::string& config_file_text = {}) {
+    if (!tls) return std::make_unique<RedisServer>(std::move(extra), config_file_text);
+    extra.insert(extra.end(), {"--tls-replication", "yes"});
+    return std::make_unique<RedisServer>(*tls, std::move(extra), config_file_text);
 }
 
 }  // namespace
 
-SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> server_extra)
-    : name_(std::move(master_name)) {
+SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> server_extra,
+                             std::optional<TlsServer> tls)
+    : name_(std::move(master_name)), tls_(tls.has_value()) {
     // Diskless sync waits 5 s by default for more replicas to share the transfer.
     server_extra.insert(server_extra.end(), {"--repl-diskless-sync-delay", "0"});
-    nodes.push_back(std::make_unique<RedisServer>(server_extra));
-    const std::string master_port = std::to_string(nodes[0]->port());
-    auto replica_args = server_extra;
-    replica_args.insert(replica_args.end(), {"--replicaof", "127.0.0.1", master_port});
-    nodes.push_back(std::make_unique<RedisServer>(replica_args));
+    // Each data node has a config file, and its replicaof is there, not on the
+    // command line (which would override the file): the sentinels' CONFIG
+    // REWRITE then keeps the role they gave it across a restart.
+    const std::string node_conf = "# SentinelGroup data node; the sentinels rewrite this file\n";
+    nodes.push_back(start_process(tls, server_extra, node_conf));
+    // With TLS the replica, the sentinels and the clients reach the master on its TLS port.
+    const std::string master_port = std::to_string(tls ? nodes[0]->tls_port() : nodes[0]->port());
+    nodes.push_back(start_process(tls, server_extra, node_conf + "replicaof 127.0.0.1 " + master_port + "\n"));
     wait_for_replicas(nodes[0]->port(), 1);
-    const std::string conf = "sentinel monitor " + name_ + " 127.0.0.1 " + master_port + " 2\n" +
-                             "sentinel down-after-milliseconds " + name_ + " 1000\n" +
-                             "sentinel failover-timeout " + name_ + " 3000\n" +
-                             "sentinel parallel-syncs " + name_ + " 1\n";
-    for (int i = 0; i < 3; ++i) sentinels.push_back(std::make_unique<RedisServer>(std::vector<std::string>{"--sentinel"}, conf));
+    for (int i = 0; i < 3; ++i) {
+        // Two sentinels notice a dead master after 1 s; the third only after
+        // 3 s, so it never runs for leader against them and its vote always
+        // decides: three candidates at once split the vote, and the next try
+        // waits 2 x failover-timeout (6 s).
+        const std::string conf = "sentinel monitor " + name_ + " 127.0.0.1 " + master_port + " 2\n" +
+                                 "sentinel down-after-milliseconds " + name_ + (i < 2 ? " 1000\n" : " 3000\n") +
+                                 "sentinel failover-timeout " + name_ + " 3000\n" +
+                                 "sentinel parallel-syncs " + name_ + " 1\n";
+        sentinels.push_back(start_process(tls, {"--sentinel"}, conf));
+        // Sentinel's own pace, for a test: hellos every 250 ms (default 2 s),
+        // so sentinels agree on a new master sooner and turn a returning old
+        // master into a replica after 1 s (4 hello periods; default 8 s);
+        // INFO every 500 ms (default 10 s), so they see it return at once.
+        auto paced = SyncRedis(sentinels.back()->port())
+                         .command({"SENTINEL", "DEBUG", "publish-period", "250", "info-period", "500"});
+        if (paced->type == REDIS_REPLY_ERROR)
+            throw std::runtime_error("SentinelGroup: SENTINEL DEBUG refused: " + std::string(paced->str));
+    }
+    // Until then a failover cannot happen: no quorum, or nothing to promote.
+    wait_until_sentinels_agree();
 }
 
 std::string SentinelGroup::url() const {
     std::string hosts;
-    for (const auto& s : sentinels) hosts += (hosts.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(s->port());
-    return "redis-sentinel://" + hosts + "#" + name_;
+    for (const auto& s : sentinels)
+        hosts += (hosts.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(tls_ ? s->tls_port() : s->port());
+    return (tls_ ? "rediss-sentinel://" : "redis-sentinel://") + hosts + "#" + name_;
+}
+
+std::uint16_t SentinelGroup::plain_port(std::uint16_t named) const {
+    for (const auto& node : nodes)
+        if ((tls_ ? node->tls_port() : node->port()) == named) return node->port();
+    throw std::runtime_error("SentinelGroup: the sentinels name port " + std::to_string(named) + ", no node of ours");
+}
+
+std::uint16_t SentinelGroup::named_port_of(std::uint16_t sentinel) const {
+    SyncRedis s(sentinel);
+    auto reply = s.command({"SENTINEL", "get-master-addr-by-name", name_});
+    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) throw std::runtime_error("no master");
+    return plain_port(static_cast<std::uint16_t>(std::stoi(reply->element[1]->str)));
 }
 
 std::uint16_t SentinelGroup::master_port() const {
     for (const auto& s : sentinels) {
         try {
-            return named_port(s->port(), name_);
+            return named_port_of(s->port());
         } catch (const std::exception&) {
         }
     }
@@ -93,7 +129,7 @@ std::uint16_t SentinelGroup::wait_for_new_master(std::uint16_t old_port, std::ch
         [&] {
             for (const auto& s : sentinels) {
                 if (s->pid() <= 0) continue;
-                if (named_port(s->port(), name_) == old_port) return false;
+                if (named_port_of(s->port()) == old_port) return false;
             }
             now = master_port();
             SyncRedis node(now);
@@ -110,15 +146,17 @@ void SentinelGroup::wait_until_sentinels_agree(std::chrono::seconds within) {
             for (const auto& s : sentinels) {
                 SyncRedis sentinel(s->port());
                 auto reply = sentinel.command({"SENTINEL", "MASTER", name_});
-                bool known = false;
-                for (std::size_t i = 0; i + 1 < reply->elements; i += 2)
-                    if (std::string(reply->element[i]->str) == "num-other-sentinels")
-                        known = std::stoi(reply->element[i + 1]->str) >= 2;
-                if (!known) return false;
+                int known = 0;  // the other two sentinels and the replica
+                for (std::size_t i = 0; i + 1 < reply->elements; i += 2) {
+                    const std::string field = reply->element[i]->str;
+                    if (field == "num-other-sentinels") known += std::stoi(reply->element[i + 1]->str) >= 2;
+                    if (field == "num-slaves") known += std::stoi(reply->element[i + 1]->str) >= 1;
+                }
+                if (known < 2) return false;
             }
             return true;
         },
-        within, "the sentinels of " + name_ + " did not find each other");
+        within, "the sentinels of " + name_ + " did not find each other and the replica");
 }
 
 void SentinelGroup::wait_for_replicas(std::uint16_t master_port, int count, std::chrono::seconds within) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,20 @@ class SentinelGroup {
 public:
     /// Starts the master, its replica (waits until it is in sync), then the
     /// sentinels, monitoring it as `master_name` with quorum 2, down after
-    /// 1 s and failover timeout 3 s. `server_extra` goes to both data nodes.
-    explicit SentinelGroup(std::string master_name = "holdfast-master", std::vector<std::string> server_extra = {});
+    /// 1 s (the third sentinel: 3 s, so it only votes), failover timeout 3 s,
+    /// hellos every 250 ms and INFO every 500 ms (SENTINEL DEBUG): a killed
+    /// master is replaced in about 2 s, and back as a replica about 2 s after
+    /// its restart. `server_extra` goes to both data nodes.
+    /// With `tls`, every process also listens for TLS with its certificate,
+    /// and replication, sentinel-to-server and sentinel-to-sentinel traffic
+    /// go over TLS (tls-replication): the sentinels name TLS ports. The plain
+    /// ports stay, for the test's own inspection.
+    explicit SentinelGroup(std::string master_name = "holdfast-master", std::vector<std::string> server_extra = {},
+                           std::optional<TlsServer> tls = std::nullopt);
 
     const std::string& master_name() const { return name_; }
-    /// redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#name
+    /// redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#name (with TLS:
+    /// rediss-sentinel:// and the sentinels' TLS ports).
     std::string url() const;
 
     /// The data node the sentinels name master now, and the other one.
@@ -31,15 +41,17 @@ public:
     std::vector<std::unique_ptr<RedisServer>> nodes;
     std::vector<std::unique_ptr<RedisServer>> sentinels;
 
-    /// The master's port, as the first reachable sentinel says.
+    /// The master's (plain) port, as the first reachable sentinel names it.
+    /// Every port the group's functions take and return is the plain one.
     std::uint16_t master_port() const;
 
     /// SENTINEL FAILOVER, then waits (up to `within`) until every sentinel
     /// names the other node and that node says ROLE master. Returns its port.
     std::uint16_t failover(std::chrono::seconds within = std::chrono::seconds(30));
 
-    /// Waits until every sentinel knows the other two (needed before a
-    /// failover that takes a vote, such as after kill -9 of the master).
+    /// Waits until every sentinel knows the other two and the replica (needed
+    /// before a failover that takes a vote, such as after kill -9 of the
+    /// master). The constructor ends with it.
     void wait_until_sentinels_agree(std::chrono::seconds within = std::chrono::seconds(30));
 
     /// Waits until the master (by port) reports `count` replicas online that
@@ -51,7 +63,12 @@ public:
     std::uint16_t wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within = std::chrono::seconds(30));
 
 private:
+    /// The plain port of the node a sentinel names by `named` (its TLS port, with TLS).
+    std::uint16_t plain_port(std::uint16_t named) const;
+    std::uint16_t named_port_of(std::uint16_t sentinel) const;
+
     std::string name_;
+    bool tls_ = false;
 };
 
 }  // namespace holdfast::support

@@ -61,9 +61,6 @@ void validate(const Config& config) {
         case Topology::sentinel:
             if (config.servers.empty()) fail("servers: Topology::sentinel needs the sentinels' addresses");
             if (config.sentinel_master.empty()) fail("sentinel_master: Topology::sentinel needs the master's name");
-            // The sentinels are asked over plain TCP so far: refused rather
-            // than sending credentials in the clear beside a TLS data path.
-            if (config.tls.enabled) fail("tls: TLS with Sentinel (rediss-sentinel://) is not supported yet");
             break;
         case Topology::cluster:
             if (config.servers.empty()) fail("servers: Topology::cluster needs at least one seed node");

@@ -276,7 +276,7 @@ void Connection::start_tls() {
     {
         std::lock_guard lock(mutex_);
         state_ = State::tls;
-        tls_ = std::make_shared<TlsSession>(*tls_context_, config_);
+        tls_ = std::make_shared<TlsSession>(*tls_context_, config_, address_.host);
     }
     tls_handshake({}, generation_);
 }
@@ -302,7 +302,7 @@ void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
         });
     };
     if (ec) {
-        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls_, config_), Refusal::tls);
+        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Refusal::tls);
         return fail("TLS handshake failed: " + ec.message());
     }
     if (out->empty()) return next({}, 0);
@@ -418,7 +418,7 @@ void Connection::read_failed(const asio::error_code& ec) {
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
-        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, *tls_, config_), Refusal::tls);
+        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Refusal::tls);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"

@@ -8,21 +8,25 @@
 #include "transport/command.hpp"
 #include "transport/connection.hpp"
 #include "transport/reply.hpp"
+#include "transport/tls.hpp"
 
 namespace holdfast::detail {
 
 namespace {
 
-// One short conversation with one sentinel: connect, send `request` (one or
-// more commands), read `expected` replies, close. Its own socket, so an
-// unreachable sentinel costs one connect attempt, not a reconnect loop.
+// One short conversation with one sentinel: connect (and TLS, when the
+// config has it: rediss-sentinel://), send `request` (one or more commands),
+// read `expected` replies, close. Its own socket, so an unreachable sentinel
+// costs one connect attempt, not a reconnect loop.
 class Ask : public std::enable_shared_from_this<Ask> {
 public:
-    using Done = std::function<void(std::string error, std::vector<Reply> replies)>;
+    /// `tls_refused`: the error is TLS refusing the sentinel (its certificate), which retrying cannot fix.
+    using Done = std::function<void(std::string error, bool tls_refused, std::vector<Reply> replies)>;
 
-    Ask(asio::io_context& io, std::string request, std::size_t expected, Done done)
-        : socket_(io), resolver_(io), timer_(io), request_(std::move(request)), expected_(expected),
-          done_(std::move(done)), buffer_(16 * 1024) {}
+    Ask(asio::io_context& io, const Config& config, std::shared_ptr<asio::ssl::context> tls, std::string request,
+        std::size_t expected, Done done)
+        : config_(config), tls_context_(std::move(tls)), socket_(io), resolver_(io), timer_(io),
+          request_(std::move(request)), expected_(expected), done_(std::move(done)), buffer_(16 * 1024) {}
 
     void start(const ServerAddress& at, std::chrono::milliseconds timeout) {
         auto self = shared_from_this();
@@ -30,22 +34,44 @@ public:
         timer_.async_wait([self, timeout](asio::error_code ec) {
             if (!ec) self->finish("no answer within " + std::to_string(timeout.count()) + " ms");
         });
-        resolver_.async_resolve(at.host, std::to_string(at.port), [self](asio::error_code ec, auto results) {
+        resolver_.async_resolve(at.host, std::to_string(at.port), [self, at](asio::error_code ec, auto results) {
             if (ec) return self->finish("cannot resolve: " + ec.message());
-            asio::async_connect(self->socket_, results, [self](asio::error_code ec, const auto&) {
-                if (ec) return self->finish("cannot connect: " + ec.message());
-                asio::async_write(self->socket_, asio::buffer(self->request_), [self](asio::error_code ec, std::size_t) {
-                    if (ec) return self->finish("write failed: " + ec.message());
-                    self->read();
-                });
-            });
+            self->socket_.async_connect(asio::generic::stream_protocol::endpoint(results.begin()->endpoint()),
+                                        [self, at](asio::error_code ec) {
+                                            if (ec) return self->finish("cannot connect: " + ec.message());
+                                            self->host_ = at.host;
+                                            if (self->tls_context_) return self->handshake();
+                                            self->write();
+                                        });
         });
     }
 
 private:
+    void handshake() {
+        tls_ = make_tls_stream(socket_, *tls_context_, config_, host_);
+        tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this()](asio::error_code ec) {
+            if (is_tls_error(ec)) return self->finish(self->tls_failure(ec));
+            if (ec) return self->finish("TLS handshake failed: " + ec.message());
+            self->write();
+        });
+    }
+
+    void write() {
+        auto then = [self = shared_from_this()](asio::error_code ec, std::size_t) {
+            if (ec) return self->finish("write failed: " + ec.message());
+            self->read();
+        };
+        if (tls_) asio::async_write(*tls_, asio::buffer(request_), then);
+        else asio::async_write(socket_, asio::buffer(request_), then);
+    }
+
     void read() {
-        socket_.async_read_some(asio::buffer(buffer_), [self = shared_from_this()](asio::error_code ec, std::size_t n) {
-            if (ec) return self->finish(ec == asio::error::eof ? "closed the connection" : "read failed: " + ec.message());
+        auto then = [self = shared_from_this()](asio::error_code ec, std::size_t n) {
+            if (ec) {
+                if (self->tls_ && is_tls_error(ec))
+                    return self->finish(self->tls_failure(ec));
+                return self->finish(ec == asio::error::eof ? "closed the connection" : "read failed: " + ec.message());
+            }
             try {
                 self->reader_.feed(self->buffer_.data(), n);
                 while (auto reply = self->reader_.next()) self->replies_.push_back(std::move(*reply));
@@ -54,7 +80,14 @@ private:
             }
             if (self->replies_.size() >= self->expected_) return self->finish("");
             self->read();
-        });
+        };
+        if (tls_) tls_->async_read_some(asio::buffer(buffer_), then);
+        else socket_.async_read_some(asio::buffer(buffer_), then);
+    }
+
+    std::string tls_failure(const asio::error_code& ec) {
+        tls_refused_ = true;
+        return describe_tls_failure(ec, tls_->native_handle(), config_, host_);
     }
 
     void finish(std::string error) {
@@ -64,10 +97,14 @@ private:
         resolver_.cancel();
         asio::error_code ignored;
         socket_.close(ignored);
-        done_(std::move(error), std::move(replies_));
+        done_(std::move(error), tls_refused_, std::move(replies_));
     }
 
-    asio::ip::tcp::socket socket_;
+    const Config& config_;  // the Sentinels', which outlive every Ask they start
+    std::shared_ptr<asio::ssl::context> tls_context_;
+    asio::generic::stream_protocol::socket socket_;
+    std::shared_ptr<TlsStream> tls_;  // over socket_, when TLS
+    std::string host_;                // the sentinel's, which its certificate must name
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer timer_;
     std::string request_;
@@ -76,6 +113,7 @@ private:
     std::vector<char> buffer_;
     ReplyReader reader_;
     std::vector<Reply> replies_;
+    bool tls_refused_ = false;
     bool finished_ = false;
 };
 
@@ -100,9 +138,11 @@ struct Sentinels::Search {
     std::size_t next = 0;
     std::vector<std::string> outcomes;  // "host:port: what it said", one per sentinel asked
     bool all_refused_auth = true;
+    bool all_refused_tls = true;
 };
 
-Sentinels::Sentinels(asio::io_context& io, const Config& config) : io_(io), config_(config) {}
+Sentinels::Sentinels(asio::io_context& io, const Config& config)
+    : io_(io), config_(config), tls_context_(config.tls.enabled ? make_tls_context(config) : nullptr) {}
 
 void Sentinels::locate(LocateHandler done) {
     auto search = std::make_shared<Search>();
@@ -118,9 +158,10 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
                                     quoted(config_.sentinel_master) + " (" + said +
                                     "); check the sentinel addresses, the master name after '#' and the sentinel "
                                     "credentials in the URL";
-        auto error = search->all_refused_auth && !search->outcomes.empty()
-                         ? std::make_exception_ptr(AuthError(message))
-                         : std::make_exception_ptr(ConnectionError(message));
+        const bool refused = !search->outcomes.empty();
+        auto error = refused && search->all_refused_auth   ? std::make_exception_ptr(AuthError(message))
+                     : refused && search->all_refused_tls ? std::make_exception_ptr(TlsError(message))
+                                                           : std::make_exception_ptr(ConnectionError(message));
         return search->done(error, {});
     }
     const ServerAddress sentinel = config_.servers[search->next++];
@@ -128,11 +169,13 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
     const std::string request =
         auth + encode_command({"SENTINEL", "get-master-addr-by-name", config_.sentinel_master});
     const std::size_t expected = auth.empty() ? 1 : 2;
-    auto ask = std::make_shared<Ask>(io_, request, expected, [self = shared_from_this(), search, sentinel, expected](
-                                                                 std::string error, std::vector<Reply> replies) {
+    auto ask = std::make_shared<Ask>(io_, config_, tls_context_, request, expected, [self = shared_from_this(), search, sentinel, expected](
+                                                                 std::string error, bool tls_refused,
+                                                                 std::vector<Reply> replies) {
         auto note = [&](const std::string& what, bool auth_refused = false) {
             search->outcomes.push_back(sentinel.name() + ": " + what);
             if (!auth_refused) search->all_refused_auth = false;
+            if (!tls_refused) search->all_refused_tls = false;
             self->ask(search);
         };
         if (!error.empty()) return note(error);

@@ -1,4 +1,5 @@
 // Redis Sentinel (Topology::sentinel): where the master is, and when it moves.
+// Over TLS (rediss-sentinel://) to the sentinels and the master alike.
 // Follows Redis's "Sentinel clients" guidelines: ask the sentinels in order,
 // connect to the address given, check ROLE there (Connection's handshake),
 // ask again on every reconnect, and listen for +switch-master.
@@ -14,6 +15,7 @@
 
 #include "holdfast/config.hpp"
 #include "transport/connection.hpp"
+#include "transport/tls.hpp"
 
 namespace holdfast::detail {
 
@@ -40,6 +42,8 @@ private:
 
     asio::io_context& io_;
     const Config config_;
+    // rediss-sentinel://: the sentinels are asked over TLS too, with the same settings.
+    const std::shared_ptr<asio::ssl::context> tls_context_;
     std::shared_ptr<Connection> watcher_;
     std::size_t next_watched_ = 0;
 };

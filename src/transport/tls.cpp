@@ -13,8 +13,8 @@
 namespace holdfast::detail {
 namespace {
 
-const std::string& verified_name(const Config& config) {
-    return config.tls.server_name.empty() ? config.host : config.tls.server_name;
+const std::string& verified_name(const Config& config, const std::string& host) {
+    return config.tls.server_name.empty() ? host : config.tls.server_name;
 }
 
 bool is_ip_literal(const std::string& name) {
@@ -71,6 +71,32 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const Config& config) {
 
 namespace {
 
+// SNI (unless the name is an IP address), and the check
+// asio::ssl::host_name_verification makes (X509_check_host / _ip), done by
+// OpenSSL itself so that a mismatch reports its own reason ("hostname
+// mismatch") rather than an unspecified verify failure.
+void name_peer(SSL* ssl, const Config& config, const std::string& host) {
+    const std::string& name = verified_name(config, host);
+    const bool ip = is_ip_literal(name);
+    if (!ip) SSL_set_tlsext_host_name(ssl, name.c_str());
+    if (config.tls.verify) {
+        if (ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name.c_str());
+        else SSL_set1_host(ssl, name.c_str());
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<TlsStream> make_tls_stream(asio::generic::stream_protocol::socket& socket,
+                                           asio::ssl::context& context, const Config& config,
+                                           const std::string& host) {
+    auto stream = std::make_shared<TlsStream>(socket, context);
+    name_peer(stream->native_handle(), config, host);
+    return stream;
+}
+
+namespace {
+
 // What an SSL call's failure means, as asio would report it.
 asio::error_code failure_of(SSL* ssl, int result) {
     switch (SSL_get_error(ssl, result)) {
@@ -91,7 +117,7 @@ bool wants_more(SSL* ssl, int result) {
 
 }  // namespace
 
-TlsSession::TlsSession(asio::ssl::context& context, const Config& config)
+TlsSession::TlsSession(asio::ssl::context& context, const Config& config, const std::string& host)
     : ssl_(::SSL_new(context.native_handle())), from_server_(::BIO_new(::BIO_s_mem())), to_server_(::BIO_new(::BIO_s_mem())) {
     if (!ssl_ || !from_server_ || !to_server_) {
         if (ssl_) ::SSL_free(ssl_);
@@ -102,16 +128,7 @@ TlsSession::TlsSession(asio::ssl::context& context, const Config& config)
     BIO_set_mem_eof_return(from_server_, -1);  // empty: "want more", not end of stream
     ::SSL_set_bio(ssl_, from_server_, to_server_);
     ::SSL_set_connect_state(ssl_);
-    const std::string& name = verified_name(config);
-    const bool ip = is_ip_literal(name);
-    if (!ip) SSL_set_tlsext_host_name(ssl_, name.c_str());
-    // The check asio::ssl::host_name_verification makes (X509_check_host /
-    // _ip), done by OpenSSL itself so that a mismatch reports its own reason
-    // ("hostname mismatch") rather than an unspecified verify failure.
-    if (config.tls.verify) {
-        if (ip) X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), name.c_str());
-        else SSL_set1_host(ssl_, name.c_str());
-    }
+    name_peer(ssl_, config, host);
 }
 
 TlsSession::~TlsSession() { ::SSL_free(ssl_); }
@@ -165,13 +182,14 @@ bool is_tls_error(const asio::error_code& ec) {
     return ec.category() == asio::error::get_ssl_category() && ec != asio::ssl::error::stream_truncated;
 }
 
-std::string describe_tls_failure(const asio::error_code& ec, TlsSession& session, const Config& config) {
+std::string describe_tls_failure(const asio::error_code& ec, SSL* ssl, const Config& config,
+                                 const std::string& host) {
     const auto reason = ERR_GET_REASON(static_cast<unsigned long>(ec.value()));
     if (ec.category() == asio::error::get_ssl_category() && reason == SSL_R_CERTIFICATE_VERIFY_FAILED) {
-        const long result = SSL_get_verify_result(session.native_handle());
+        const long result = SSL_get_verify_result(ssl);
         const std::string why = std::string("certificate verify failed: ") + X509_verify_cert_error_string(result);
         if (result == X509_V_ERR_HOSTNAME_MISMATCH || result == X509_V_ERR_IP_ADDRESS_MISMATCH)
-            return "TLS: the server's certificate does not name '" + verified_name(config) + "' (" + why +
+            return "TLS: the server's certificate does not name '" + verified_name(config, host) + "' (" + why +
                    "); connect by a name it carries, or set TlsConfig::server_name to one";
         return "TLS: the server's certificate is not trusted (" + why +
                "); give the CA that signed it with TlsConfig::ca_file (--tls-ca)";

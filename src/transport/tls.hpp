@@ -28,12 +28,14 @@ std::shared_ptr<asio::ssl::context> make_tls_context(const Config& config);
 /// used by two threads at once: each call holds the session's mutex).
 ///
 /// Sends SNI (unless the name is an IP address) and checks the certificate
-/// carries the name (TlsConfig::server_name, else the host). Errors are
+/// carries the name (TlsConfig::server_name, else the host connected to). Errors are
 /// OpenSSL's, as asio reports them (asio::error::get_ssl_category()), or
 /// asio::error::eof for the server's close_notify.
 class TlsSession {
 public:
-    TlsSession(asio::ssl::context& context, const Config& config);
+    /// To `host` (behind a sentinel, the master's or the sentinel's host, not
+    /// Config::host): the name checked unless TlsConfig::server_name is set.
+    TlsSession(asio::ssl::context& context, const Config& config, const std::string& host);
     ~TlsSession();
     TlsSession(const TlsSession&) = delete;
     TlsSession& operator=(const TlsSession&) = delete;
@@ -62,11 +64,20 @@ private:
     BIO* to_server_;    // owned by ssl_
 };
 
+/// A TLS stream over `socket` to `host`, for a one-shot exchange (the
+/// sentinels' queries): SNI and the name check as TlsSession makes them.
+using TlsStream = asio::ssl::stream<asio::generic::stream_protocol::socket&>;
+std::shared_ptr<TlsStream> make_tls_stream(asio::generic::stream_protocol::socket& socket,
+                                           asio::ssl::context& context, const Config& config,
+                                           const std::string& host);
+
 /// An error of OpenSSL's (a refused certificate, an alert, not TLS at all),
 /// which reconnecting cannot fix; not a plain socket error.
 bool is_tls_error(const asio::error_code& ec);
 
 /// Why the TLS handshake or a TLS read failed and what to do about it.
-std::string describe_tls_failure(const asio::error_code& ec, TlsSession& session, const Config& config);
+/// `ssl`: the connection's (TlsSession or TlsStream native_handle()).
+std::string describe_tls_failure(const asio::error_code& ec, SSL* ssl, const Config& config,
+                                 const std::string& host);
 
 }  // namespace holdfast::detail

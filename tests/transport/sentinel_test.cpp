@@ -1,5 +1,6 @@
 // Redis Sentinel (Topology::sentinel) and replica sync (Config::replica_sync),
 // against real processes: a master, a replica and three sentinels.
+#include <fstream>
 #include <future>
 #include <stop_token>
 
@@ -132,6 +133,50 @@ TEST_F(Sentinel, FollowsTheReplicaPromotedAfterTheMasterIsKilled) {
     support::SyncRedis now(new_port);
     EXPECT_EQ(now.string({"HGET", "after-kill", client.current_owner()}), "1");
     after.unlock();
+}
+
+// After kill -9 of the master each connection failed to reach it and waits
+// out its reconnect backoff; +switch-master sends it to the new master at
+// once, not up to retry_interval_max after the failover.
+TEST_F(Sentinel, ResumesAsSoonAsTheSentinelsNameTheNewMaster) {
+    Config c = config();
+    c.retry_interval = 6s;  // each reconnect waits this long, unless told of the switch
+    c.retry_interval_max = 6s;
+    c.timeout = 20s;
+    Client client(c);
+    Lock lock(client, "resume");
+    lock.lock();
+    lock.unlock();
+    const auto old_port = group.master_port();
+    group.master().kill();
+    const auto new_port = group.wait_for_new_master(old_port);
+    const auto named = std::chrono::steady_clock::now();
+    lock.lock();
+    const auto took = std::chrono::steady_clock::now() - named;
+    EXPECT_LT(took, 2s) << "locked " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                        << " ms after the sentinels named the new master";
+    support::SyncRedis now(new_port);
+    EXPECT_EQ(now.string({"HGET", "resume", client.current_owner()}), "1");
+    lock.unlock();
+}
+
+// The fixture the checker's sentinel-kill-master relies on: a killed master,
+// restarted on its port and config file, is made a replica of the new one
+// within seconds (Sentinel's default pace waits 8 s after it is seen up, and
+// INFO comes every 10 s: 11 s), and the role is written to its config file.
+TEST_F(Sentinel, AKilledMasterRestartedRejoinsAsAReplicaWithinSeconds) {
+    group.wait_until_sentinels_agree();
+    support::RedisServer& old_master = group.master();
+    const auto old_port = old_master.port();
+    old_master.kill();
+    const auto new_port = group.wait_for_new_master(old_port);
+    old_master.restart();
+    const auto restarted = std::chrono::steady_clock::now();
+    support::SentinelGroup::wait_for_replicas(new_port, 1, 20s);
+    EXPECT_LT(std::chrono::steady_clock::now() - restarted, 8s) << "the sentinels took Sentinel's default pace";
+    std::ifstream conf(old_master.dir() + "/redis.conf");
+    const std::string text{std::istreambuf_iterator<char>(conf), {}};
+    EXPECT_NE(text.find("replicaof 127.0.0.1 " + std::to_string(new_port)), std::string::npos) << text;
 }
 
 TEST_F(Sentinel, TheCliRunsACommandUnderALockBehindSentinels) {

@@ -1,7 +1,7 @@
 // The checkers: safety (mutual exclusion or at most N holders, lost updates,
 // stale writes, token order, FIFO order, leaked holds, resource integrity) and
 // liveness (re-grant after a holder dies, wake-up after an unlock,
-// unavailability), over one run.
+// unavailability, resuming after a failover), over one run.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +49,10 @@ struct RunResult {
     long slow_wakeups = 0;           // over 100 ms where promised
     Nanos longest_unavailable = 0;
     long stuck = 0;
+    // Per failover (sentinel-* nemeses): how long the workers went without a
+    // grant, from the last one before the master stopped granting to the
+    // first after the failover. Measured, not judged.
+    std::vector<double> resume_ms;
 
     std::vector<std::string> findings;  // the violations, explained (the first few of each kind)
 

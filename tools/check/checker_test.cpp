@@ -155,5 +155,44 @@ TEST(PartitionCheck, ExcusesASlowWakeUpOfThePartitionedWorkerOnly) {
     EXPECT_EQ(check_wakeup(2).slow_wakeups, 1);
 }
 
+
+// Resume after a failover: from the last grant before it to the first after
+// it. Worker 0 holds from 0.500 s to 0.900 s; the master is killed at 1.000 s
+// (the fault lasts until 2.500 s, the old master back as a replica); worker 1,
+// waiting since 0.950 s, is granted at 2.800 s: 2300 ms without a grant.
+TEST(FailoverResume, RunsFromTheLastGrantBeforeToTheFirstAfter) {
+    const std::string dir = ::testing::TempDir() + "/holdfast-check-failover-resume";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    {
+        auto line = [](std::ofstream& f, Nanos t, int worker, const char* op, const char* phase, long value = -1) {
+            f << t0 + t * ms << ' ' << worker << ' ' << op << ' ' << phase << " 0 1 exclusive -1 " << value << " \n";
+        };
+        std::ofstream a(dir + "/worker-0.log");
+        line(a, 400, 0, "acquire", "invoke", 0);
+        line(a, 500, 0, "acquire", "ok");
+        line(a, 900, 0, "release", "invoke");
+        line(a, 910, 0, "release", "ok", 0);
+        std::ofstream b(dir + "/worker-1.log");
+        line(b, 950, 1, "acquire", "invoke", 0);
+        line(b, 2800, 1, "acquire", "ok");
+        line(b, 2900, 1, "release", "invoke");
+        line(b, 2910, 1, "release", "ok", 0);
+        std::ofstream(dir + "/nemesis.log") << t0 + 1000 * ms << ' ' << t0 + 2500 * ms
+                                            << " sentinel-kill-master -1 -1 kill -9 of the master, restarted\n";
+    }
+    RunFacts facts;
+    facts.dir = dir;
+    facts.lease = Duration(500);
+    facts.timeout = Duration(500);
+    facts.locks = 1;
+    facts.start = t0;
+    facts.stop = t0 + 3000 * ms;
+    facts.resources.resize(1);
+    const RunResult r = check_run(facts);
+    ASSERT_EQ(r.resume_ms.size(), 1u);
+    EXPECT_DOUBLE_EQ(r.resume_ms[0], 2300.0);
+}
+
 }  // namespace
 }  // namespace holdfast::check

@@ -169,12 +169,38 @@ void check_unavailability(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
+// After each failover: the longest gap between two successful acquires (of
+// any lock; workers are always trying) that overlaps the fault. It runs from
+// the last grant before the master stopped granting (the kill, or the
+// demotion) to the first grant after the failover: how long waiters took to
+// resume. A failover that no grant followed before the stop counts to the stop.
+void measure_failover_resume(const RunFacts& facts, const Model& m, RunResult& r) {
+    std::vector<Nanos> acks;
+    for (const auto& holds : m.holds)
+        for (const Hold& h : holds) acks.push_back(h.ack);
+    std::sort(acks.begin(), acks.end());
+    for (const Fault& f : m.faults) {
+        if (!needs_sentinel(f.kind)) continue;
+        auto it = std::lower_bound(acks.begin(), acks.end(), f.start);
+        Nanos previous = it == acks.begin() ? f.start : *(it - 1);
+        Nanos longest = 0;
+        for (;; ++it) {
+            const Nanos next = it == acks.end() ? facts.stop : *it;
+            longest = std::max(longest, next - previous);
+            if (it == acks.end() || next > f.end) break;
+            previous = next;
+        }
+        r.resume_ms.push_back(double(longest) / 1e6);
+    }
+}
+
 }  // namespace
 
 void check_liveness(const RunFacts& facts, const Model& model, RunResult& result) {
     check_regrants(facts, model, result);
     check_wakeups(facts, model, result);
     check_unavailability(facts, model, result);
+    measure_failover_resume(facts, model, result);
 }
 
 }  // namespace holdfast::check

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -34,7 +35,7 @@ struct Row {
     Tally overlaps, lost_updates, stale_writes, token_order, fifo;
     long leaks = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
-    std::vector<double> wakeups;
+    std::vector<double> wakeups, resumes;
     std::vector<std::uint64_t> failing;
 
     void add(const RunResult& r) {
@@ -61,6 +62,7 @@ struct Row {
         regrant_max = std::max(regrant_max, r.regrant_max);
         unavailable = std::max(unavailable, r.longest_unavailable);
         wakeups.insert(wakeups.end(), r.wakeups_ms.begin(), r.wakeups_ms.end());
+        resumes.insert(resumes.end(), r.resume_ms.begin(), r.resume_ms.end());
         if (r.violations() > 0) failing.push_back(r.seed);
     }
 };
@@ -124,7 +126,8 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
-                                                 "longest unavailable", "verdict"}};
+                                                 "resume after failover p50/max ms", "longest unavailable",
+                                                 "verdict"}};
     for (const Row& r : rows) {
         const bool fenced = r.primitive == Primitive::fenced;
         const bool counter = r.primitive != Primitive::semaphore;  // a semaphore's holders keep no counter
@@ -142,7 +145,11 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                                     : "-",
                          fixed(percentile(r.wakeups, 0.5)) + "/" + fixed(percentile(r.wakeups, 0.99)) + "/" +
                              fixed(percentile(r.wakeups, 1.0)),
-                         std::to_string(r.slow_wakeups), ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
+                         std::to_string(r.slow_wakeups),
+                         r.resumes.empty() ? "-"
+                                           : std::to_string(std::lround(percentile(r.resumes, 0.5))) + "/" +
+                                                 std::to_string(std::lround(percentile(r.resumes, 1.0))),
+                         ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
     }
     print_table(out, table);
     out << "\nNumbers are violations (promised not to happen); \"+N exp\" are anomalies a fault explains\n"
@@ -150,7 +157,9 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
            "Overlaps of a Semaphore are moments with more holders than permits; of a ReadWriteLock, a writer\n"
            "with anyone else. FIFO counts pairs of FairLock waiters granted out of the order they queued in.\n"
            "Partitioned untold/told: overlaps with a holder cut off by partition-holder, untold (a violation,\n"
-           "also in overlaps) or told by lease_lost_token() before the other entered (what fencing is for).\n";
+           "also in overlaps) or told by lease_lost_token() before the other entered (what fencing is for).\n"
+           "Resume after failover: per failover, the longest gap between two grants (any lock) overlapping it,\n"
+           "from the last grant before the master stopped granting to the first after the failover.\n";
 
     bool any = false;
     for (const RunResult& r : results) {
