@@ -120,6 +120,7 @@ class CutShort : public Catalog, public ::testing::WithParamInterface<const char
 TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     FakeServer peer(FakeServer::Mode::resp, [](const Request& request) {
         if (request.at(0) == "PING") return Answer{"+PONG\r\n"};
+        if (request.at(0) == "CLIENT") return Answer{"+OK\r\n"};  // SETNAME
         if (request.at(0) == "ROLE") return Answer{role_master};
         return Answer{GetParam(), true};
     });
@@ -144,6 +145,7 @@ TEST_F(Servers, AReleaseCutShortStopsTheRenewal) {
     std::atomic<int> scripts{0};
     FakeServer peer(FakeServer::Mode::resp, [&](const Request& request) {
         if (request.at(0) == "PING") return Answer{"+PONG\r\n"};
+        if (request.at(0) == "CLIENT") return Answer{"+OK\r\n"};  // SETNAME
         if (request.at(0) == "ROLE") return Answer{role_master};
         if (++scripts == 1) return Answer{"$-1\r\n"};  // nil: acquired
         return Answer{"$1\r\n", true};
