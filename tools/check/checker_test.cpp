@@ -112,10 +112,10 @@ TEST(PartitionCheck, ToldWithoutAPartitionIsStillAnOverlap) {
 }
 
 // Worker 1 releases lock 0 at 1.510 s while worker 0 waits (since 1.450 s,
-// just after a partition of `partitioned` healed at 1.400 s); worker 0 is
+// just after a `fault` of worker `partitioned` ended at 1.400 s); worker 0 is
 // granted only at 1.800 s, 290 ms later.
-RunResult check_wakeup(int partitioned) {
-    const std::string dir = ::testing::TempDir() + "/holdfast-check-wakeup-" + std::to_string(partitioned);
+RunResult check_wakeup(int partitioned, const std::string& fault = "partition-holder") {
+    const std::string dir = ::testing::TempDir() + "/holdfast-check-wakeup-" + fault + std::to_string(partitioned);
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     {
@@ -134,8 +134,8 @@ RunResult check_wakeup(int partitioned) {
         line(a, 1800, 0, 1, "acquire", "ok");
         line(a, 1900, 0, 1, "release", "invoke");
         line(a, 1910, 0, 1, "release", "ok", 0);
-        std::ofstream(dir + "/nemesis.log") << t0 + 900 * ms << ' ' << t0 + 1400 * ms << " partition-holder "
-                                            << partitioned << " 0 proxy frozen for 500ms\n";
+        std::ofstream(dir + "/nemesis.log") << t0 + 900 * ms << ' ' << t0 + 1400 * ms << ' ' << fault << ' '
+                                            << partitioned << " 0 stopped for 500ms\n";
     }
     RunFacts facts;
     facts.dir = dir;
@@ -153,6 +153,12 @@ RunResult check_wakeup(int partitioned) {
 TEST(PartitionCheck, ExcusesASlowWakeUpOfThePartitionedWorkerOnly) {
     EXPECT_EQ(check_wakeup(0).slow_wakeups, 0);
     EXPECT_EQ(check_wakeup(2).slow_wakeups, 1);
+}
+
+// Likewise a paused worker, resumed: its loop thread may not run at once.
+TEST(PauseCheck, ExcusesASlowWakeUpOfThePausedWorkerOnly) {
+    EXPECT_EQ(check_wakeup(0, "pause-holder").slow_wakeups, 0);
+    EXPECT_EQ(check_wakeup(2, "pause-holder").slow_wakeups, 1);
 }
 
 
