@@ -176,7 +176,9 @@ TEST_F(RedLocks, KeysGoneOnAMajorityIsLostToo) {
     for (int i = 0; i < 3; ++i) raws[i]->command({"DEL", "fleet"});  // e.g. restarted without persistence
     EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }));
     EXPECT_THROW(red.unlock(), NotOwnerError);
-    EXPECT_EQ(holding(), 0);
+    // unlock() answers once the outcome is decided (three refusals): the two
+    // holds left are given back, but maybe just after.
+    EXPECT_TRUE(eventually([&] { return holding() == 0; }));
 }
 
 TEST_F(RedLocks, NoValidityLeftMeansNotAcquired) {
