@@ -21,14 +21,32 @@ struct Story {
     bool strict = false;
 };
 
+// An empty directory for one hand-written history.
+std::string fresh_dir(const std::string& name) {
+    const std::string dir = ::testing::TempDir() + "/holdfast-check-" + name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// What the hand-written histories share: one lock, 500 ms lease and timeout, a 3 s run.
+RunFacts one_lock_facts(const std::string& dir) {
+    RunFacts facts;
+    facts.dir = dir;
+    facts.lease = Duration(500);
+    facts.timeout = Duration(500);
+    facts.locks = 1;
+    facts.start = t0;
+    facts.stop = t0 + 3000 * ms;
+    facts.resources.resize(1);
+    return facts;
+}
+
 // Worker 0 holds lock 0 from 1.010 s to 2.000 s (its unlock then times
 // out); worker 1 holds it from 1.600 s to 1.700 s. The overlap is
 // 1.600-1.700 s.
 RunResult check_story(const Story& story) {
-    const std::string dir = ::testing::TempDir() + "/holdfast-check-" +
-                            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const std::string dir = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     {
         auto line = [](std::ofstream& f, Nanos t, int worker, const char* op, const char* phase, long value = -1) {
             f << t0 + t * ms << ' ' << worker << ' ' << op << ' ' << phase << " 0 1 exclusive -1 " << value << " \n";
@@ -49,15 +67,8 @@ RunResult check_story(const Story& story) {
             faults << t0 + (story.healed - 1050) * ms << ' ' << t0 + story.healed * ms
                    << " partition-holder 0 0 proxy frozen for 1050ms\n";
     }
-    RunFacts facts;
-    facts.dir = dir;
-    facts.lease = Duration(500);
-    facts.timeout = Duration(500);
-    facts.locks = 1;
+    RunFacts facts = one_lock_facts(dir);
     facts.strict = story.strict;
-    facts.start = t0;
-    facts.stop = t0 + 3000 * ms;
-    facts.resources.resize(1);
     return check_run(facts);
 }
 
@@ -115,9 +126,7 @@ TEST(PartitionCheck, ToldWithoutAPartitionIsStillAnOverlap) {
 // just after a `fault` of worker `partitioned` ended at 1.400 s); worker 0 is
 // granted only at 1.800 s, 290 ms later.
 RunResult check_wakeup(int partitioned, const std::string& fault = "partition-holder") {
-    const std::string dir = ::testing::TempDir() + "/holdfast-check-wakeup-" + fault + std::to_string(partitioned);
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const std::string dir = fresh_dir("wakeup-" + fault + std::to_string(partitioned));
     {
         auto line = [](std::ofstream& f, Nanos t, int worker, long hold, const char* op, const char* phase,
                        long value = -1) {
@@ -137,14 +146,7 @@ RunResult check_wakeup(int partitioned, const std::string& fault = "partition-ho
         std::ofstream(dir + "/nemesis.log") << t0 + 900 * ms << ' ' << t0 + 1400 * ms << ' ' << fault << ' '
                                             << partitioned << " 0 stopped for 500ms\n";
     }
-    RunFacts facts;
-    facts.dir = dir;
-    facts.lease = Duration(500);
-    facts.timeout = Duration(500);
-    facts.locks = 1;
-    facts.start = t0;
-    facts.stop = t0 + 3000 * ms;
-    facts.resources.resize(1);
+    const RunFacts facts = one_lock_facts(dir);
     return check_run(facts);
 }
 
@@ -167,9 +169,7 @@ TEST(PauseCheck, ExcusesASlowWakeUpOfThePausedWorkerOnly) {
 // (the fault lasts until 2.500 s, the old master back as a replica); worker 1,
 // waiting since 0.950 s, is granted at 2.800 s: 2300 ms without a grant.
 TEST(FailoverResume, RunsFromTheLastGrantBeforeToTheFirstAfter) {
-    const std::string dir = ::testing::TempDir() + "/holdfast-check-failover-resume";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const std::string dir = fresh_dir("failover-resume");
     {
         auto line = [](std::ofstream& f, Nanos t, int worker, const char* op, const char* phase, long value = -1) {
             f << t0 + t * ms << ' ' << worker << ' ' << op << ' ' << phase << " 0 1 exclusive -1 " << value << " \n";
@@ -187,14 +187,7 @@ TEST(FailoverResume, RunsFromTheLastGrantBeforeToTheFirstAfter) {
         std::ofstream(dir + "/nemesis.log") << t0 + 1000 * ms << ' ' << t0 + 2500 * ms
                                             << " sentinel-kill-master -1 -1 kill -9 of the master, restarted\n";
     }
-    RunFacts facts;
-    facts.dir = dir;
-    facts.lease = Duration(500);
-    facts.timeout = Duration(500);
-    facts.locks = 1;
-    facts.start = t0;
-    facts.stop = t0 + 3000 * ms;
-    facts.resources.resize(1);
+    const RunFacts facts = one_lock_facts(dir);
     const RunResult r = check_run(facts);
     ASSERT_EQ(r.resume_ms.size(), 1u);
     EXPECT_DOUBLE_EQ(r.resume_ms[0], 2300.0);
