@@ -14,8 +14,11 @@ struct Durations {
     long serial_requests = 30'000;      // redis-benchmark -n for -c 1
     std::chrono::seconds uncontended{3};
     std::chrono::seconds contended{5};
+    std::chrono::seconds metrics_round{2};  // each half of a metrics-cost round
 
-    static Durations quick() { return {100'000, 5'000, std::chrono::seconds(1), std::chrono::seconds(2)}; }
+    static Durations quick() {
+        return {100'000, 5'000, std::chrono::seconds(1), std::chrono::seconds(2), std::chrono::seconds(1)};
+    }
 };
 
 /// CLOCK_MONOTONIC in ns: steady_clock on Linux, so one process's reading

@@ -99,13 +99,22 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
         r.single = run_single_thread(config, d.uncontended);
         progress("uncontended, " + std::to_string(many_threads) + " threads");
         r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
-        // Alternating rounds, so that a drift in the machine's load falls on both.
-        progress("metrics cost: " + std::to_string(many_threads) + " threads, Config::metrics off and on, 3 rounds");
+        // Alternating rounds (ABBA), so that a drift in the machine's load falls on both;
+        // the median of the rounds' ratios, since one disturbed round moves a mean.
+        const int rounds = options.quick ? 2 : 8;
+        progress("metrics cost: " + std::to_string(many_threads) + " threads, Config::metrics off and on, " +
+                 std::to_string(rounds) + " rounds");
         holdfast::Config counting = config, silent = config;
         silent.metrics = false;
-        for (int round = 0; round < 3; ++round) {
-            r.metrics_off_pairs_per_s += run_many_threads(silent, many_threads, d.uncontended) / 3;
-            r.metrics_on_pairs_per_s += run_many_threads(counting, many_threads, d.uncontended) / 3;
+        for (int round = 0; round < rounds; ++round) {
+            const bool off_first = round % 2 == 0;
+            double off = 0, on = 0;
+            if (off_first) off = run_many_threads(silent, many_threads, d.metrics_round);
+            on = run_many_threads(counting, many_threads, d.metrics_round);
+            if (!off_first) off = run_many_threads(silent, many_threads, d.metrics_round);
+            r.metrics_off_pairs_per_s += off / rounds;
+            r.metrics_on_pairs_per_s += on / rounds;
+            r.metrics_round_ratios.push_back(on / off);
         }
     }
     if (options.contended) {

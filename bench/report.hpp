@@ -23,7 +23,8 @@ struct Results {
     std::size_t many_threads = 0;
     double many_pairs_per_s = 0;
     /// The same, Config::metrics on and off, in alternating rounds: what counting costs.
-    double metrics_on_pairs_per_s = 0, metrics_off_pairs_per_s = 0;
+    double metrics_on_pairs_per_s = 0, metrics_off_pairs_per_s = 0;  // means over the rounds
+    std::vector<double> metrics_round_ratios;                           // on ÷ off, per round
     std::vector<Contended> contended;  // Lock first, then the other primitives
     std::optional<TlsCase> tls;
     std::optional<ClusterCase> cluster;
