@@ -8,10 +8,12 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
+#include "holdfast/completion.hpp"
 #include "holdfast/config.hpp"
 
 namespace holdfast {
@@ -55,15 +57,22 @@ public:
 
     /// Waits as long as it takes for the count to reach 0.
     void await();
+    /// As await(), until `stop` is requested: then false.
+    bool await(std::stop_token stop);
     /// Waits up to `wait` (any unit, rounded up to ms); true if the latch opened.
     template <class Rep, class Period>
     bool await_for(const std::chrono::duration<Rep, Period>& wait) {
-        return await_ms(detail::to_ms(wait));
+        return await_ms(detail::to_ms(wait), {});
+    }
+    /// Waits up to `wait`, or until `stop` is requested (false).
+    template <class Rep, class Period>
+    bool await_for(const std::chrono::duration<Rep, Period>& wait, std::stop_token stop) {
+        return await_ms(detail::to_ms(wait), std::move(stop));
     }
     /// Waits until `deadline` on any clock; a deadline already past means look once.
     template <class Clock, class ClockDuration>
     bool await_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        return await_ms(detail::ms_until(deadline));
+        return await_ms(detail::ms_until(deadline), {});
     }
 
     /// Async forms; the future completes on the client's event loop thread and
@@ -72,10 +81,17 @@ public:
     std::future<bool> async_await_for(Duration wait);
     std::future<void> async_count_down();
 
+    /// Callback forms (docs/async.md): `done` runs once on the client's loop
+    /// thread, with whether the latch opened (false: the wait passed, or
+    /// `stop` was requested).
+    void async_await_for(Duration wait, std::stop_token stop, Completion<bool> done);
+    void async_await(std::stop_token stop, Completion<bool> done);
+    void async_count_down(Completion<> done);
+
 private:
-    bool await_ms(Duration wait);
+    bool await_ms(Duration wait, std::stop_token stop);
     /// nullopt wait: as long as it takes.
-    void start_await(std::optional<Duration> wait, std::function<void(std::exception_ptr, bool opened)> done);
+    void start_await(std::optional<Duration> wait, std::stop_token stop, Completion<bool> done);
     void start_count_down(std::function<void(std::exception_ptr)> done);
 
     Client* client_;

@@ -29,9 +29,11 @@ public:
     std::int64_t lock_and_get_token();
     /// lock(lease), returning the token.
     std::int64_t lock_and_get_token(Duration lease);
-    /// try_lock_for(wait[, lease]), returning the token, or nullopt when not acquired.
+    /// try_lock_for(wait[, lease]), returning the token, or nullopt when not
+    /// acquired (the wait passed, or `stop` was requested).
     std::optional<std::int64_t> try_lock_and_get_token(Duration wait = Duration::zero(),
-                                                       std::optional<Duration> lease = std::nullopt);
+                                                       std::optional<Duration> lease = std::nullopt,
+                                                       std::stop_token stop = {});
     /// Async forms with an explicit owner (see Lock's async_ members).
     std::future<std::int64_t> async_lock_and_get_token(std::string owner,
                                                        std::optional<Duration> lease = std::nullopt);
@@ -39,6 +41,11 @@ public:
                                                                          Duration wait = Duration::zero(),
                                                                          std::optional<Duration> lease = std::nullopt,
                                                                          std::stop_token stop = {});
+    /// Callback forms (see Lock's): the token, or nullopt when not acquired.
+    void async_try_lock_and_get_token(std::string owner, Duration wait, std::optional<Duration> lease,
+                                      std::stop_token stop, Completion<std::optional<std::int64_t>> done);
+    void async_lock_and_get_token(std::string owner, std::optional<Duration> lease, std::stop_token stop,
+                                  Completion<std::optional<std::int64_t>> done);
     /// The latest token handed out (0 if none yet).
     std::int64_t token() const;
 };

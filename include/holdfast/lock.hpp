@@ -14,6 +14,7 @@
 
 #include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
+#include "holdfast/completion.hpp"
 #include "holdfast/config.hpp"
 
 namespace holdfast {
@@ -34,18 +35,24 @@ public:
     /// of max_duration or more has no deadline.
     template <class Rep, class Period>
     bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
-        return self().try_lock_for_ms(to_ms(wait), std::nullopt);
+        return self().try_lock_for_ms(to_ms(wait), std::nullopt, {});
+    }
+    /// Waits up to `wait`, or until `stop` is requested: then false, and
+    /// nothing taken is left held.
+    template <class Rep, class Period>
+    bool try_lock_for(const std::chrono::duration<Rep, Period>& wait, std::stop_token stop) {
+        return self().try_lock_for_ms(to_ms(wait), std::nullopt, std::move(stop));
     }
     /// Waits up to `wait`; held for `lease`, not renewed.
     template <class WaitRep, class WaitPeriod, class LeaseRep, class LeasePeriod>
     bool try_lock_for(const std::chrono::duration<WaitRep, WaitPeriod>& wait,
                       const std::chrono::duration<LeaseRep, LeasePeriod>& lease) {
-        return self().try_lock_for_ms(to_ms(wait), to_ms(lease));
+        return self().try_lock_for_ms(to_ms(wait), to_ms(lease), {});
     }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        return self().try_lock_for_ms(ms_until(deadline), std::nullopt);
+        return self().try_lock_for_ms(ms_until(deadline), std::nullopt, {});
     }
 
 private:
@@ -109,9 +116,12 @@ public:
     void lock(const std::chrono::duration<Rep, Period>& lease) {
         lock(detail::to_ms(lease));
     }
+    /// Waits until taken (true) or `stop` is requested (false, nothing left
+    /// held): a std::jthread's token stops the wait. Renewed by the watchdog.
+    bool lock(std::stop_token stop);
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
-    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
+    // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
     /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
     /// none (its lease ran out, or it was force-unlocked), LeaseLostError (a
     /// NotOwnerError) if its lease lapsed locally before this unlock (released
@@ -157,6 +167,17 @@ public:
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
     std::future<void> async_unlock(std::string owner);
 
+    /// Callback forms (docs/async.md; holdfast/asio.hpp adapts them to Asio):
+    /// `done` runs once on the client's loop thread, with whether the lock
+    /// was taken. A wait ends untaken when `wait` passes or `stop` is
+    /// requested; a stop leaves nothing behind (no hold, renewal, queue
+    /// entry or subscription), giving back a hold taken as it landed.
+    /// async_lock waits as long as it takes, so only a stop ends it untaken.
+    void async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                        Completion<bool> done);
+    void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
+    void async_unlock(std::string owner, Completion<> done);
+
 protected:
     /// The other members of the family (FairLock, SpinLock, FencedLock, the
     /// read-write lock's sides) are this class with another kind.
@@ -174,7 +195,8 @@ protected:
     void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,
                  Watch watch = Watch::watchdog, std::stop_token stop = {});
     /// Blocks the calling thread (its own owner); nullopt when not acquired, else the token.
-    std::optional<std::int64_t> acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+    std::optional<std::int64_t> acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease,
+                                                 std::stop_token stop = {});
     Client& client() const { return *client_; }
 
 private:
@@ -182,7 +204,7 @@ private:
     friend struct detail::LockAccess;
     friend class detail::TimedTries<Lock>;
 
-    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
+    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
     void release(std::string owner, Released done);
 
     Client* client_;

@@ -9,6 +9,8 @@
 #include <future>
 #include <optional>
 #include <stop_token>
+
+#include "holdfast/completion.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,9 +63,12 @@ public:
     void lock(const std::chrono::duration<Rep, Period>& lease) {
         lock(detail::to_ms(lease));
     }
+    /// Waits until taken (true) or `stop` is requested (false, nothing left
+    /// held). Renewed by a watchdog while held.
+    bool lock(std::stop_token stop);
     /// Takes the group if it can at once; never waits.
     bool try_lock();
-    // try_lock_for(wait), try_lock_for(wait, lease), try_lock_until(deadline): see detail::TimedTries.
+    // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
     /// Releases the calling thread's hold. Throws as documented by the
     /// subclass; like Lock::unlock(), a throw inside std::lock_guard or
     /// std::scoped_lock terminates.
@@ -83,6 +88,13 @@ public:
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
     std::future<void> async_unlock(std::string owner);
 
+    /// Callback forms, as Lock's (docs/async.md): `done` runs once on a
+    /// client's loop thread; a stop leaves no member held.
+    void async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                        Completion<bool> done);
+    void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
+    void async_unlock(std::string owner, Completion<> done);
+
 protected:
     /// Throws std::invalid_argument naming the problem: no locks, or one lock
     /// (a name on a server and database) given twice. `noun` names the group
@@ -96,7 +108,7 @@ protected:
 
     /// Arguments already validated. `done` runs once, on some client's loop thread.
     virtual void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease,
-                         Acquired done) = 0;
+                         std::stop_token stop, Acquired done) = 0;
     virtual void release(Owners owners, Released done) = 0;
     virtual std::stop_token lost(const Owners& owners) const = 0;
 
@@ -116,8 +128,8 @@ private:
     /// The transport a blocking call waits on; std::logic_error on any member's loop thread.
     detail::Transport& blocking_transport() const;
 
-    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease);
-    bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease);
+    bool try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
+    bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop = {});
 
     std::vector<std::reference_wrapper<Lock>> locks_;
     std::string description_;

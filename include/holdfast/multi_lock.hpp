@@ -50,7 +50,8 @@ public:
     ~MultiLock() override;
 
 protected:
-    void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) override;
+    void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop,
+                 Acquired done) override;
     void release(Owners owners, Released done) override;
     std::stop_token lost(const Owners& owners) const override;
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "holdfast/export.hpp"
@@ -60,19 +61,27 @@ public:
     /// returns to the semaphore `lease` after it was taken unless released
     /// first; nullopt: it never expires (Redisson's default).
     std::string acquire(std::optional<Duration> lease = std::nullopt);
+    /// As acquire(), until `stop` is requested: then nullopt, nothing taken.
+    std::optional<std::string> acquire(std::optional<Duration> lease, std::stop_token stop);
     /// A permit's id if one is free now; never waits.
     std::optional<std::string> try_acquire(std::optional<Duration> lease = std::nullopt);
     /// Waits up to `wait` (any unit, rounded up to ms).
     template <class Rep, class Period>
     std::optional<std::string> try_acquire_for(const std::chrono::duration<Rep, Period>& wait,
                                                std::optional<Duration> lease = std::nullopt) {
-        return try_acquire_ms(detail::to_ms(wait), lease);
+        return try_acquire_ms(detail::to_ms(wait), lease, {});
+    }
+    /// Waits up to `wait`, or until `stop` is requested (nullopt, nothing taken).
+    template <class Rep, class Period>
+    std::optional<std::string> try_acquire_for(const std::chrono::duration<Rep, Period>& wait,
+                                               std::optional<Duration> lease, std::stop_token stop) {
+        return try_acquire_ms(detail::to_ms(wait), lease, std::move(stop));
     }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     std::optional<std::string> try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline,
                                                  std::optional<Duration> lease = std::nullopt) {
-        return try_acquire_ms(detail::ms_until(deadline), lease);
+        return try_acquire_ms(detail::ms_until(deadline), lease, {});
     }
 
     /// Returns the permit. Throws NotOwnerError if it is not held (never
@@ -90,11 +99,19 @@ public:
     std::future<std::string> async_acquire(std::optional<Duration> lease = std::nullopt);
     std::future<void> async_release(std::string permit_id);
 
+    /// Callback forms (docs/async.md): `done` runs once on the client's loop
+    /// thread, with the permit's id, or nullopt when none was taken (the wait
+    /// passed, or `stop` was requested: then nothing is left taken).
+    void async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                           Completion<std::optional<std::string>> done);
+    void async_acquire(std::optional<Duration> lease, std::stop_token stop, Completion<std::optional<std::string>> done);
+    void async_release(std::string permit_id, Completion<> done);
+
 private:
     using Done = std::function<void(std::exception_ptr error, std::optional<std::string> permit_id)>;
 
-    std::optional<std::string> try_acquire_ms(Duration wait, std::optional<Duration> lease);
-    void start_acquire(std::optional<Duration> wait, std::optional<Duration> lease, Done done);
+    std::optional<std::string> try_acquire_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
+    void start_acquire(std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop, Done done);
     void start_release(const std::string& permit_id, std::function<void(std::exception_ptr, bool released)> done);
 
     Semaphore counter_;  // the free-permit count, shared with the plain semaphore's scripts

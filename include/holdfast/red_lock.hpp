@@ -66,7 +66,8 @@ public:
     std::optional<Duration> validity(const std::string& owner) const;
 
 protected:
-    void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) override;
+    void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop,
+                 Acquired done) override;
     void release(Owners owners, Released done) override;
     std::stop_token lost(const Owners& owners) const override;
 

@@ -8,11 +8,13 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
 #include "holdfast/export.hpp"
 #include "holdfast/client.hpp"
+#include "holdfast/completion.hpp"
 #include "holdfast/config.hpp"
 
 namespace holdfast {
@@ -58,17 +60,24 @@ public:
     /// Waits as long as it takes for `permits` free permits, and takes them.
     /// 0 permits returns at once.
     void acquire(std::int64_t permits = 1);
+    /// As acquire(), until `stop` is requested: then false, nothing taken.
+    bool acquire(std::int64_t permits, std::stop_token stop);
     /// Takes `permits` if that many are free; never waits.
     bool try_acquire(std::int64_t permits = 1);
     /// Waits up to `wait` (a duration of any unit, rounded up to ms).
     template <class Rep, class Period>
     bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::int64_t permits = 1) {
-        return try_acquire_ms(detail::to_ms(wait), permits);
+        return try_acquire_ms(detail::to_ms(wait), permits, {});
+    }
+    /// Waits up to `wait`, or until `stop` is requested (false, nothing taken).
+    template <class Rep, class Period>
+    bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::int64_t permits, std::stop_token stop) {
+        return try_acquire_ms(detail::to_ms(wait), permits, std::move(stop));
     }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::int64_t permits = 1) {
-        return try_acquire_ms(detail::ms_until(deadline), permits);
+        return try_acquire_ms(detail::ms_until(deadline), permits, {});
     }
 
     /// Adds `permits` (>= 0) to the count and wakes waiters. Anyone may release.
@@ -87,15 +96,21 @@ public:
     std::future<void> async_acquire(std::int64_t permits = 1);
     std::future<void> async_release(std::int64_t permits = 1);
 
+    /// Callback forms (docs/async.md): `done` runs once on the client's loop
+    /// thread, with whether the permits were taken; a stop leaves none taken.
+    void async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done);
+    void async_acquire(std::int64_t permits, std::stop_token stop, Completion<bool> done);
+    void async_release(std::int64_t permits, Completion<> done);
+
 private:
     friend class PermitExpirableSemaphore;
     using Done = std::function<void(std::exception_ptr error, bool acquired)>;
 
     /// `noun` names the primitive in errors ("semaphore").
     Semaphore(Client& client, std::string name, std::string_view noun);
-    bool try_acquire_ms(Duration wait, std::int64_t permits);
+    bool try_acquire_ms(Duration wait, std::int64_t permits, std::stop_token stop);
     /// Validates, then acquires; nullopt wait: as long as it takes.
-    void start_acquire(std::int64_t permits, std::optional<Duration> wait, Done done);
+    void start_acquire(std::int64_t permits, std::optional<Duration> wait, std::stop_token stop, Done done);
     void start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done);
 
     Client* client_;

@@ -7,6 +7,7 @@
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/blocking.hpp"
+#include "primitive/call.hpp"
 #include "primitive/names.hpp"
 
 namespace holdfast {
@@ -49,33 +50,46 @@ std::int64_t FencedLock::lock_and_get_token() { return *acquire_blocking(std::nu
 
 std::int64_t FencedLock::lock_and_get_token(Duration lease) { return *acquire_blocking(std::nullopt, lease); }
 
-std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, std::optional<Duration> lease) {
-    return acquire_blocking(wait, lease);
+std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, std::optional<Duration> lease,
+                                                              std::stop_token stop) {
+    return acquire_blocking(wait, lease, std::move(stop));
+}
+
+void FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait, std::optional<Duration> lease,
+                                              std::stop_token stop, Completion<std::optional<std::int64_t>> done) {
+    acquire(
+        std::move(owner), wait, lease,
+        [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
+            done(error, acquired ? std::optional(token) : std::nullopt);
+        },
+        Watch::watchdog, std::move(stop));
+}
+
+void FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease, std::stop_token stop,
+                                          Completion<std::optional<std::int64_t>> done) {
+    acquire(
+        std::move(owner), std::nullopt, lease,
+        [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
+            done(error, acquired ? std::optional(token) : std::nullopt);
+        },
+        Watch::watchdog, std::move(stop));
 }
 
 std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait,
                                                                                   std::optional<Duration> lease,
                                                                                   std::stop_token stop) {
-    auto promise = std::make_shared<std::promise<std::optional<std::int64_t>>>();
-    auto future = promise->get_future();
-    acquire(
-        std::move(owner), wait, lease,
-        [promise](std::exception_ptr error, bool acquired, std::int64_t token) {
-            if (error) promise->set_exception(error);
-            else promise->set_value(acquired ? std::optional(token) : std::nullopt);
-        },
-        Watch::watchdog, std::move(stop));
-    return future;
+    return detail::future_of<std::optional<std::int64_t>>([&](Completion<std::optional<std::int64_t>> done) {
+        async_try_lock_and_get_token(std::move(owner), wait, lease, std::move(stop), std::move(done));
+    });
 }
 
 std::future<std::int64_t> FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease) {
-    auto promise = std::make_shared<std::promise<std::int64_t>>();
-    auto future = promise->get_future();
-    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool, std::int64_t token) {
-        if (error) promise->set_exception(error);
-        else promise->set_value(token);
+    return detail::future_of<std::int64_t>([&](Completion<std::int64_t> done) {
+        async_lock_and_get_token(std::move(owner), lease, {},
+                                 [done](std::exception_ptr error, std::optional<std::int64_t> token) {
+                                     done(error, token.value_or(0));
+                                 });
     });
-    return future;
 }
 
 std::int64_t FencedLock::token() const {

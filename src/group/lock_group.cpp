@@ -71,19 +71,24 @@ detail::Transport& LockGroup::blocking_transport() const {
     return detail::LockAccess::core(locks_.front()).transport;
 }
 
-bool LockGroup::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+bool LockGroup::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop) {
     check(wait, lease);
-    return detail::block<bool>(blocking_transport(),
-                               [&](Acquired done) { acquire(current_owners(), wait, lease, std::move(done)); });
+    return detail::block<bool>(blocking_transport(), [&](Acquired done) {
+        acquire(current_owners(), wait, lease, std::move(stop), std::move(done));
+    });
 }
 
 void LockGroup::lock() { acquire_blocking(std::nullopt, std::nullopt); }
 
 void LockGroup::lock(Duration lease) { acquire_blocking(std::nullopt, lease); }
 
+bool LockGroup::lock(std::stop_token stop) { return acquire_blocking(std::nullopt, std::nullopt, std::move(stop)); }
+
 bool LockGroup::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt); }
 
-bool LockGroup::try_lock_for_ms(Duration wait, std::optional<Duration> lease) { return acquire_blocking(wait, lease); }
+bool LockGroup::try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop) {
+    return acquire_blocking(wait, lease, std::move(stop));
+}
 
 void LockGroup::unlock() {
     detail::block<bool>(blocking_transport(), [&](auto done) {
@@ -95,22 +100,33 @@ std::stop_token LockGroup::lease_lost_token() const { return lost(current_owners
 
 std::stop_token LockGroup::lease_lost_token(const std::string& owner) const { return lost(same_owner(owner)); }
 
-std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+void LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                               Completion<bool> done) {
     check(wait, lease);
+    acquire(same_owner(owner), wait, lease, std::move(stop), std::move(done));
+}
+
+void LockGroup::async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop,
+                           Completion<bool> done) {
+    check(std::nullopt, lease);
+    acquire(same_owner(owner), std::nullopt, lease, std::move(stop), std::move(done));
+}
+
+void LockGroup::async_unlock(std::string owner, Completion<> done) { release(same_owner(owner), std::move(done)); }
+
+std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
     return detail::future_of<bool>(
-        [&](Acquired done) { acquire(same_owner(owner), wait, lease, std::move(done)); });
+        [&](Completion<bool> done) { async_try_lock(std::move(owner), wait, lease, {}, std::move(done)); });
 }
 
 std::future<void> LockGroup::async_lock(std::string owner, std::optional<Duration> lease) {
-    check(std::nullopt, lease);
-    return detail::future_of<void>([&](Released done) {
-        acquire(same_owner(owner), std::nullopt, lease,
-                [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
+    return detail::future_of<void>([&](Completion<> done) {
+        async_lock(std::move(owner), lease, {}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
     });
 }
 
 std::future<void> LockGroup::async_unlock(std::string owner) {
-    return detail::future_of<void>([&](Released done) { release(same_owner(owner), std::move(done)); });
+    return detail::future_of<void>([&](Completion<> done) { async_unlock(std::move(owner), std::move(done)); });
 }
 
 }  // namespace holdfast

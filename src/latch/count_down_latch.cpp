@@ -71,7 +71,7 @@ std::int64_t CountDownLatch::get_count() const {
 }
 
 // Awaiting is acquiring "the latch is open": each attempt reads the count.
-void CountDownLatch::start_await(std::optional<Duration> wait, std::function<void(std::exception_ptr, bool)> done) {
+void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token stop, Completion<bool> done) {
     if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name_); }, *wait);
     auto& core = client_->core();
     detail::AcquireRequest request;
@@ -95,6 +95,7 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::function<voi
                                });
     };
     request.deadline = detail::deadline_after(wait);
+    request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), noun, name_};
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
@@ -102,26 +103,40 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::function<voi
                     });
 }
 
-void CountDownLatch::await() {
-    detail::block<bool>(client_->core().transport, [&](auto done) { start_await(std::nullopt, std::move(done)); });
+void CountDownLatch::await() { await(std::stop_token()); }
+
+bool CountDownLatch::await(std::stop_token stop) {
+    return detail::block<bool>(client_->core().transport,
+                               [&](auto done) { start_await(std::nullopt, std::move(stop), std::move(done)); });
 }
 
-bool CountDownLatch::await_ms(Duration wait) {
-    return detail::block<bool>(client_->core().transport, [&](auto done) { start_await(wait, std::move(done)); });
+bool CountDownLatch::await_ms(Duration wait, std::stop_token stop) {
+    return detail::block<bool>(client_->core().transport,
+                               [&](auto done) { start_await(wait, std::move(stop), std::move(done)); });
 }
+
+void CountDownLatch::async_await_for(Duration wait, std::stop_token stop, Completion<bool> done) {
+    start_await(wait, std::move(stop), std::move(done));
+}
+
+void CountDownLatch::async_await(std::stop_token stop, Completion<bool> done) {
+    start_await(std::nullopt, std::move(stop), std::move(done));
+}
+
+void CountDownLatch::async_count_down(Completion<> done) { start_count_down(std::move(done)); }
 
 std::future<void> CountDownLatch::async_await() {
-    return detail::future_of<void>([&](auto done) {
-        start_await(std::nullopt, [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
+    return detail::future_of<void>([&](Completion<> done) {
+        async_await({}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
     });
 }
 
 std::future<bool> CountDownLatch::async_await_for(Duration wait) {
-    return detail::future_of<bool>([&](auto done) { start_await(wait, std::move(done)); });
+    return detail::future_of<bool>([&](Completion<bool> done) { async_await_for(wait, {}, std::move(done)); });
 }
 
 std::future<void> CountDownLatch::async_count_down() {
-    return detail::future_of<void>([&](auto done) { start_count_down(std::move(done)); });
+    return detail::future_of<void>([&](Completion<> done) { async_count_down(std::move(done)); });
 }
 
 }  // namespace holdfast

@@ -19,8 +19,9 @@ struct LockAccess {
 
     /// Lock::acquire: validates, then acquires for `owner`; `done` runs on the lock's client's loop thread.
     static void acquire(Lock& lock, std::string owner, std::optional<Lock::Duration> wait,
-                        std::optional<Lock::Duration> lease, Acquired done, Watch watch = Watch::watchdog) {
-        lock.acquire(std::move(owner), wait, lease, std::move(done), watch);
+                        std::optional<Lock::Duration> lease, Acquired done, Watch watch = Watch::watchdog,
+                        std::stop_token stop = {}) {
+        lock.acquire(std::move(owner), wait, lease, std::move(done), watch, std::move(stop));
     }
     /// Lock::release: one hold of `owner`; NotOwnerError if it holds none.
     static void release(Lock& lock, std::string owner, Released done) { lock.release(std::move(owner), std::move(done)); }

@@ -215,12 +215,16 @@ void Lock::release(std::string owner, Released done) {
                    });
 }
 
-std::optional<std::int64_t> Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease) {
+std::optional<std::int64_t> Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease,
+                                                   std::stop_token stop) {
     refuse_loop_thread(client_->core());
     detail::BlockingResult<std::optional<std::int64_t>> result;
-    acquire(client_->current_owner(), wait, lease, [&result](std::exception_ptr error, bool acquired, std::int64_t token) {
-        result.set(std::move(error), acquired ? std::optional(token) : std::nullopt);
-    });
+    acquire(
+        client_->current_owner(), wait, lease,
+        [&result](std::exception_ptr error, bool acquired, std::int64_t token) {
+            result.set(std::move(error), acquired ? std::optional(token) : std::nullopt);
+        },
+        Watch::watchdog, std::move(stop));
     return result.get();
 }
 
@@ -228,10 +232,12 @@ void Lock::lock() { acquire_blocking(std::nullopt, std::nullopt); }
 
 void Lock::lock(Duration lease) { acquire_blocking(std::nullopt, lease); }
 
+bool Lock::lock(std::stop_token stop) { return acquire_blocking(std::nullopt, std::nullopt, std::move(stop)).has_value(); }
+
 bool Lock::try_lock() { return acquire_blocking(Duration::zero(), std::nullopt).has_value(); }
 
-bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease) {
-    return acquire_blocking(wait, lease).has_value();
+bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop) {
+    return acquire_blocking(wait, lease, std::move(stop)).has_value();
 }
 
 void Lock::unlock() {
@@ -241,38 +247,37 @@ void Lock::unlock() {
     result.get();
 }
 
-std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,
-                                       std::stop_token stop) {
-    auto promise = std::make_shared<std::promise<bool>>();
-    auto future = promise->get_future();
+void Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                          Completion<bool> done) {
     acquire(
         std::move(owner), wait, lease,
-        [promise](std::exception_ptr error, bool acquired, std::int64_t) {
-            if (error) promise->set_exception(error);
-            else promise->set_value(acquired);
-        },
+        [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) { done(error, acquired); },
         Watch::watchdog, std::move(stop));
-    return future;
+}
+
+void Lock::async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done) {
+    acquire(
+        std::move(owner), std::nullopt, lease,
+        [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) { done(error, acquired); },
+        Watch::watchdog, std::move(stop));
+}
+
+void Lock::async_unlock(std::string owner, Completion<> done) { release(std::move(owner), std::move(done)); }
+
+std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,
+                                       std::stop_token stop) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_try_lock(std::move(owner), wait, lease, std::move(stop), std::move(done)); });
 }
 
 std::future<void> Lock::async_lock(std::string owner, std::optional<Duration> lease) {
-    auto promise = std::make_shared<std::promise<void>>();
-    auto future = promise->get_future();
-    acquire(std::move(owner), std::nullopt, lease, [promise](std::exception_ptr error, bool, std::int64_t) {
-        if (error) promise->set_exception(error);
-        else promise->set_value();
+    return detail::future_of<void>([&](Completion<> done) {
+        async_lock(std::move(owner), lease, {}, [done](std::exception_ptr error, bool) { done(error); });
     });
-    return future;
 }
 
 std::future<void> Lock::async_unlock(std::string owner) {
-    auto promise = std::make_shared<std::promise<void>>();
-    auto future = promise->get_future();
-    release(std::move(owner), [promise](std::exception_ptr error) {
-        if (error) promise->set_exception(error);
-        else promise->set_value();
-    });
-    return future;
+    return detail::future_of<void>([&](Completion<> done) { async_unlock(std::move(owner), std::move(done)); });
 }
 
 bool Lock::force_unlock() {

@@ -29,11 +29,12 @@ bool when_all_in(const Tally<Outcome>&) {
 class MultiAcquire : public std::enable_shared_from_this<MultiAcquire> {
 public:
     MultiAcquire(std::vector<Lock*> locks, std::vector<std::string> owners, std::optional<Duration> wait,
-                 std::optional<Duration> lease, std::function<void(std::exception_ptr, bool)> done)
+                 std::optional<Duration> lease, std::stop_token stop, std::function<void(std::exception_ptr, bool)> done)
         : locks_(std::move(locks)),
           owners_(std::move(owners)),
           lease_(lease),
           deadline_(detail::deadline_after(wait)),
+          stop_(std::move(stop)),
           done_(std::move(done)) {}
 
     void start() { round(std::nullopt); }
@@ -70,10 +71,12 @@ private:
                 refused = i;
             }
         }
-        if (!error && !refused) return done_(nullptr, true);
+        // A stop gives back even a full round: the caller no longer waits for it.
+        if (!error && !refused && !stop_.stop_requested()) return done_(nullptr, true);
         release(std::move(taken), [self = shared_from_this(), error, refused] {
             if (error) return self->done_(error, false);
-            if (self->deadline_ && *self->deadline_ <= Clock::now()) return self->done_(nullptr, false);
+            if (!refused || self->stop_.stop_requested() || (self->deadline_ && *self->deadline_ <= Clock::now()))
+                return self->done_(nullptr, false);
             self->wait_for(*refused);
         });
     }
@@ -82,11 +85,13 @@ private:
     void wait_for(std::size_t i) {
         std::optional<Duration> wait;
         if (deadline_) wait = std::max(Duration::zero(), std::chrono::ceil<Duration>(*deadline_ - Clock::now()));
-        LockAccess::acquire(*locks_[i], owners_[i], wait, lease_,
-                            [self = shared_from_this(), i](std::exception_ptr error, bool acquired, std::int64_t) {
-                                if (error || !acquired) return self->done_(std::move(error), false);
-                                self->round(i);
-                            });
+        LockAccess::acquire(
+            *locks_[i], owners_[i], wait, lease_,
+            [self = shared_from_this(), i](std::exception_ptr error, bool acquired, std::int64_t) {
+                if (error || !acquired) return self->done_(std::move(error), false);
+                self->round(i);
+            },
+            LockAccess::Watch::watchdog, stop_);
     }
 
     // Gives back what a failed round took. A failed release is left to its
@@ -105,6 +110,7 @@ private:
     const std::vector<std::string> owners_;
     const std::optional<Duration> lease_;
     const std::optional<Clock::time_point> deadline_;
+    const std::stop_token stop_;
     std::function<void(std::exception_ptr, bool)> done_;
 };
 
@@ -121,8 +127,11 @@ MultiLock::MultiLock(std::vector<std::reference_wrapper<Lock>> locks)
 
 MultiLock::~MultiLock() = default;
 
-void MultiLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
-    std::make_shared<MultiAcquire>(detail::members_of(locks()), std::move(owners), wait, lease, std::move(done))->start();
+void MultiLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease,
+                        std::stop_token stop, Acquired done) {
+    std::make_shared<MultiAcquire>(detail::members_of(locks()), std::move(owners), wait, lease, std::move(stop),
+                                   std::move(done))
+        ->start();
 }
 
 void MultiLock::release(Owners owners, Released done) {

@@ -90,7 +90,8 @@ RedLock::~RedLock() { state_->stop(); }
 
 std::size_t RedLock::quorum() const { return state_->quorum(); }
 
-void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done) {
+void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop,
+                      Acquired done) {
     // Its members would refuse every round (not reentrant): say so instead of polling forever.
     if (state_->held_for_good(owners)) {
         if (wait && *wait == Duration::zero()) return done(nullptr, false);
@@ -106,6 +107,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     detail::AcquireRequest request;
     request.backoff = detail::Backoff{};
     request.deadline = detail::deadline_after(wait);
+    request.stop = std::move(stop);
     request.attempt = [state = state_, owners, used, valid_until, &home](std::function<void(Attempt)> report) {
         // The skeleton runs on the home loop; a round ends on any member's. The
         // report is moved out there, so no closure left on another loop keeps

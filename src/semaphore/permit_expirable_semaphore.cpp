@@ -89,7 +89,8 @@ void check_lease(const std::string& name, std::optional<std::chrono::millisecond
 PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string name)
     : counter_(client, std::move(name), noun), timeouts_(detail::suffixed_name(counter_.name(), "timeout")) {}
 
-void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease, Done done) {
+void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease,
+                                             std::stop_token stop, Done done) {
     const std::string& name = counter_.name();
     check_lease(name, lease);
     if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name); }, *wait);
@@ -112,6 +113,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
             noun);
     };
     request.deadline = detail::deadline_after(wait);
+    request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), noun, name};
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
@@ -135,18 +137,22 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
         noun);
 }
 
-std::string PermitExpirableSemaphore::acquire(std::optional<Duration> lease) {
-    return *detail::block<std::optional<std::string>>(
-        counter_.client_->core().transport, [&](auto done) { start_acquire(std::nullopt, lease, std::move(done)); });
+std::string PermitExpirableSemaphore::acquire(std::optional<Duration> lease) { return *acquire(lease, {}); }
+
+std::optional<std::string> PermitExpirableSemaphore::acquire(std::optional<Duration> lease, std::stop_token stop) {
+    return detail::block<std::optional<std::string>>(counter_.client_->core().transport, [&](auto done) {
+        start_acquire(std::nullopt, lease, std::move(stop), std::move(done));
+    });
 }
 
 std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::optional<Duration> lease) {
-    return try_acquire_ms(Duration::zero(), lease);
+    return try_acquire_ms(Duration::zero(), lease, {});
 }
 
-std::optional<std::string> PermitExpirableSemaphore::try_acquire_ms(Duration wait, std::optional<Duration> lease) {
+std::optional<std::string> PermitExpirableSemaphore::try_acquire_ms(Duration wait, std::optional<Duration> lease,
+                                                                    std::stop_token stop) {
     return detail::block<std::optional<std::string>>(
-        counter_.client_->core().transport, [&](auto done) { start_acquire(wait, lease, std::move(done)); });
+        counter_.client_->core().transport, [&](auto done) { start_acquire(wait, lease, std::move(stop), std::move(done)); });
 }
 
 bool PermitExpirableSemaphore::try_release(const std::string& permit_id) {
@@ -184,29 +190,39 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
     return reply.integer;
 }
 
+void PermitExpirableSemaphore::async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
+                                                 Completion<std::optional<std::string>> done) {
+    start_acquire(wait, lease, std::move(stop), std::move(done));
+}
+
+void PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease, std::stop_token stop,
+                                             Completion<std::optional<std::string>> done) {
+    start_acquire(std::nullopt, lease, std::move(stop), std::move(done));
+}
+
+void PermitExpirableSemaphore::async_release(std::string permit_id, Completion<> done) {
+    start_release(permit_id, [done = std::move(done), permit_id, name = name()](std::exception_ptr error, bool released) {
+        if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_id));
+        done(std::move(error));
+    });
+}
+
 std::future<std::optional<std::string>> PermitExpirableSemaphore::async_try_acquire(Duration wait,
                                                                                     std::optional<Duration> lease) {
     return detail::future_of<std::optional<std::string>>(
-        [&](auto done) { start_acquire(wait, lease, std::move(done)); });
+        [&](Completion<std::optional<std::string>> done) { async_try_acquire(wait, lease, {}, std::move(done)); });
 }
 
 std::future<std::string> PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease) {
-    return detail::future_of<std::string>([&](auto done) {
-        start_acquire(std::nullopt, lease,
-                      [done = std::move(done)](std::exception_ptr error, std::optional<std::string> id) {
-                          done(std::move(error), id.value_or(std::string()));
-                      });
+    return detail::future_of<std::string>([&](Completion<std::string> done) {
+        async_acquire(lease, {}, [done](std::exception_ptr error, std::optional<std::string> id) {
+            done(std::move(error), id.value_or(std::string()));
+        });
     });
 }
 
 std::future<void> PermitExpirableSemaphore::async_release(std::string permit_id) {
-    return detail::future_of<void>([&](auto done) {
-        start_release(permit_id, [done = std::move(done), permit_id, name = name()](std::exception_ptr error,
-                                                                                    bool released) {
-            if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_id));
-            done(std::move(error));
-        });
-    });
+    return detail::future_of<void>([&](Completion<> done) { async_release(std::move(permit_id), std::move(done)); });
 }
 
 }  // namespace holdfast

@@ -57,7 +57,7 @@ Semaphore::Semaphore(Client& client, std::string name, std::string_view noun)
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(noun_) + " name must not be empty");
 }
 
-void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait, Done done) {
+void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait, std::stop_token stop, Done done) {
     check_permits(noun_, name_, permits);
     if (wait) detail::check_wait([&] { return std::string(noun_) + ' ' + detail::quoted(name_); }, *wait);
     if (permits == 0) return done(nullptr, true);  // nothing to take (Redisson alike)
@@ -78,6 +78,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
             noun);
     };
     request.deadline = detail::deadline_after(wait);
+    request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), noun_, name_};
     detail::acquire(core.transport, std::move(request),
                     [&core, name = name_, noun = noun_, permits, done = std::move(done)](
@@ -122,16 +123,18 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
     return reply.integer == 1;
 }
 
-void Semaphore::acquire(std::int64_t permits) {
-    detail::block<bool>(client_->core().transport,
-                        [&](auto done) { start_acquire(permits, std::nullopt, std::move(done)); });
+void Semaphore::acquire(std::int64_t permits) { acquire(permits, {}); }
+
+bool Semaphore::acquire(std::int64_t permits, std::stop_token stop) {
+    return detail::block<bool>(client_->core().transport,
+                               [&](auto done) { start_acquire(permits, std::nullopt, std::move(stop), std::move(done)); });
 }
 
-bool Semaphore::try_acquire(std::int64_t permits) { return try_acquire_ms(Duration::zero(), permits); }
+bool Semaphore::try_acquire(std::int64_t permits) { return try_acquire_ms(Duration::zero(), permits, {}); }
 
-bool Semaphore::try_acquire_ms(Duration wait, std::int64_t permits) {
+bool Semaphore::try_acquire_ms(Duration wait, std::int64_t permits, std::stop_token stop) {
     return detail::block<bool>(client_->core().transport,
-                               [&](auto done) { start_acquire(permits, wait, std::move(done)); });
+                               [&](auto done) { start_acquire(permits, wait, std::move(stop), std::move(done)); });
 }
 
 void Semaphore::release(std::int64_t permits) {
@@ -164,21 +167,31 @@ std::int64_t Semaphore::available_permits() const {
     return detail::stored_count(transport, detail::query(transport, name_, what, {"GET", name_}, noun_), name_, noun_);
 }
 
+void Semaphore::async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done) {
+    start_acquire(permits, wait, std::move(stop), std::move(done));
+}
+
+void Semaphore::async_acquire(std::int64_t permits, std::stop_token stop, Completion<bool> done) {
+    start_acquire(permits, std::nullopt, std::move(stop), std::move(done));
+}
+
+void Semaphore::async_release(std::int64_t permits, Completion<> done) {
+    check_permits(noun_, name_, permits);
+    start_release(permits, "release " + std::string(noun_), std::move(done));
+}
+
 std::future<bool> Semaphore::async_try_acquire(std::int64_t permits, Duration wait) {
-    return detail::future_of<bool>([&](auto done) { start_acquire(permits, wait, std::move(done)); });
+    return detail::future_of<bool>([&](Completion<bool> done) { async_try_acquire(permits, wait, {}, std::move(done)); });
 }
 
 std::future<void> Semaphore::async_acquire(std::int64_t permits) {
-    return detail::future_of<void>([&](auto done) {
-        start_acquire(permits, std::nullopt,
-                      [done = std::move(done)](std::exception_ptr error, bool) { done(std::move(error)); });
+    return detail::future_of<void>([&](Completion<> done) {
+        async_acquire(permits, {}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
     });
 }
 
 std::future<void> Semaphore::async_release(std::int64_t permits) {
-    check_permits(noun_, name_, permits);
-    return detail::future_of<void>(
-        [&](auto done) { start_release(permits, "release " + std::string(noun_), std::move(done)); });
+    return detail::future_of<void>([&](Completion<> done) { async_release(permits, std::move(done)); });
 }
 
 }  // namespace holdfast

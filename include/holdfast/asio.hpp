@@ -1,0 +1,286 @@
+// holdfast's waits and releases as Asio asynchronous operations: any
+// completion token (asio::use_awaitable, asio::use_future, deferred, a
+// callback) and per-operation cancellation through Asio's cancellation slots.
+// Header-only, over the callback forms; needs standalone Asio (docs/async.md).
+#pragma once
+
+#include <asio/associated_cancellation_slot.hpp>
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/dispatch.hpp>
+#include <asio/error.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/prefer.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "holdfast/count_down_latch.hpp"
+#include "holdfast/fenced_lock.hpp"
+#include "holdfast/lock.hpp"
+#include "holdfast/lock_group.hpp"
+#include "holdfast/permit_expirable_semaphore.hpp"
+#include "holdfast/semaphore.hpp"
+
+namespace holdfast {
+
+namespace asio_detail {
+
+/// What a wait cancelled through its slot completes with.
+inline std::exception_ptr aborted() {
+    return std::make_exception_ptr(std::system_error(asio::error::operation_aborted, "holdfast: wait cancelled"));
+}
+
+/// A handler waiting for the client's loop thread, with a tracked executor (so
+/// its io_context does not run out of work meanwhile) and the stop source its
+/// cancellation slot requests.
+template <class Handler>
+struct Pending {
+    using Executor = asio::associated_executor_t<Handler>;
+    using Work = decltype(asio::prefer(std::declval<Executor>(), asio::execution::outstanding_work.tracked));
+
+    explicit Pending(Handler h)
+        : handler(std::move(h)),
+          work(asio::prefer(asio::get_associated_executor(handler), asio::execution::outstanding_work.tracked)) {}
+
+    Handler handler;
+    Work work;
+    std::stop_source stop;
+};
+
+/// Starts `start(stop_token, completion)` and completes the handler on its
+/// own executor (inline on the loop thread for a plain callback) through
+/// `finish(handler, cancelled, error, results...)`. `cancellable`: the slot's
+/// cancellation (any type: a stopped wait leaves nothing behind) requests the stop.
+template <class Signature, class Token, class Start, class Finish>
+auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
+    auto initiation = [cancellable, start = std::move(start), finish = std::move(finish)](auto handler) mutable {
+        using Handler = decltype(handler);
+        auto pending = std::make_shared<Pending<Handler>>(std::move(handler));
+        if (cancellable) {
+            auto slot = asio::get_associated_cancellation_slot(pending->handler);
+            if (slot.is_connected())
+                slot.assign([stop = pending->stop](asio::cancellation_type) mutable { stop.request_stop(); });
+        }
+        start(pending->stop.get_token(), [pending, finish](std::exception_ptr error, auto... results) {
+            asio::dispatch(pending->work, [pending, finish, error, results...]() mutable {
+                asio::get_associated_cancellation_slot(pending->handler).clear();
+                finish(std::move(pending->handler), pending->stop.stop_requested(), std::move(error),
+                       std::move(results)...);
+            });
+        });
+    };
+    return asio::async_initiate<Token, Signature>(std::move(initiation), token);
+}
+
+/// Completes a wait without a deadline: only a cancellation ends it untaken.
+inline constexpr auto finish_taken = [](auto handler, bool, std::exception_ptr error, bool taken) {
+    if (!error && !taken) error = aborted();
+    std::move(handler)(std::move(error));
+};
+
+/// Completes a timed wait: whether taken; operation_aborted when cancelled untaken.
+inline constexpr auto finish_whether = [](auto handler, bool cancelled, std::exception_ptr error, auto result) {
+    if (!error && !result && cancelled) error = aborted();
+    std::move(handler)(std::move(error), std::move(result));
+};
+
+/// Completes a release.
+inline constexpr auto finish_done = [](auto handler, bool, std::exception_ptr error) {
+    std::move(handler)(std::move(error));
+};
+
+}  // namespace asio_detail
+
+/// Lock (and FairLock, SpinLock, FencedLock, the read-write lock's sides) and
+/// LockGroup (MultiLock, RedLock): what the lock adapters accept.
+template <class L>
+concept AsyncLockable = std::derived_from<L, Lock> || std::derived_from<L, LockGroup>;
+
+/// Waits as long as it takes for `lock`, for `owner` (Client::new_owner());
+/// renewed by the watchdog. Completion: void(std::exception_ptr); a cancelled
+/// wait completes with operation_aborted and leaves nothing held.
+template <AsyncLockable L, class Token>
+auto async_lock(L& lock, std::string owner, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, true,
+        [&lock, owner = std::move(owner)](std::stop_token stop, Completion<bool> done) mutable {
+            lock.async_lock(std::move(owner), std::nullopt, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_taken);
+}
+
+/// As async_lock(lock, owner, token), held for `lease` and not renewed.
+template <AsyncLockable L, class Token>
+auto async_lock(L& lock, std::string owner, Lock::Duration lease, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, true,
+        [&lock, owner = std::move(owner), lease](std::stop_token stop, Completion<bool> done) mutable {
+            lock.async_lock(std::move(owner), lease, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_taken);
+}
+
+/// Waits up to `wait` (zero: try once). Completion: void(std::exception_ptr,
+/// bool taken); a cancelled wait completes with operation_aborted, nothing held.
+template <AsyncLockable L, class Token>
+auto async_try_lock(L& lock, std::string owner, Lock::Duration wait, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, bool)>(
+        token, true,
+        [&lock, owner = std::move(owner), wait](std::stop_token stop, Completion<bool> done) mutable {
+            lock.async_try_lock(std::move(owner), wait, std::nullopt, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_whether);
+}
+
+/// Releases one hold of `owner`. Completion: void(std::exception_ptr). Not cancellable.
+template <AsyncLockable L, class Token>
+auto async_unlock(L& lock, std::string owner, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, false,
+        [&lock, owner = std::move(owner)](std::stop_token, Completion<> done) mutable {
+            lock.async_unlock(std::move(owner), std::move(done));
+        },
+        asio_detail::finish_done);
+}
+
+/// async_lock returning the fencing token. Completion: void(std::exception_ptr, std::int64_t).
+template <class Token>
+auto async_lock_and_get_token(FencedLock& lock, std::string owner, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, std::int64_t)>(
+        token, true,
+        [&lock, owner = std::move(owner)](std::stop_token stop, Completion<std::optional<std::int64_t>> done) mutable {
+            lock.async_lock_and_get_token(std::move(owner), std::nullopt, std::move(stop), std::move(done));
+        },
+        [](auto handler, bool, std::exception_ptr error, std::optional<std::int64_t> fence) {
+            if (!error && !fence) error = asio_detail::aborted();
+            std::move(handler)(std::move(error), fence.value_or(0));
+        });
+}
+
+/// async_try_lock returning the fencing token, or nullopt when not taken.
+/// Completion: void(std::exception_ptr, std::optional<std::int64_t>).
+template <class Token>
+auto async_try_lock_and_get_token(FencedLock& lock, std::string owner, Lock::Duration wait, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, std::optional<std::int64_t>)>(
+        token, true,
+        [&lock, owner = std::move(owner), wait](std::stop_token stop,
+                                                Completion<std::optional<std::int64_t>> done) mutable {
+            lock.async_try_lock_and_get_token(std::move(owner), wait, std::nullopt, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_whether);
+}
+
+/// Waits as long as it takes for `permits`. Completion: void(std::exception_ptr).
+template <class Token>
+auto async_acquire(Semaphore& semaphore, std::int64_t permits, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, true,
+        [&semaphore, permits](std::stop_token stop, Completion<bool> done) {
+            semaphore.async_acquire(permits, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_taken);
+}
+
+/// One permit.
+template <class Token>
+auto async_acquire(Semaphore& semaphore, Token&& token) {
+    return async_acquire(semaphore, 1, std::forward<Token>(token));
+}
+
+/// Waits up to `wait` for `permits`. Completion: void(std::exception_ptr, bool taken).
+template <class Token>
+auto async_try_acquire(Semaphore& semaphore, std::int64_t permits, Semaphore::Duration wait, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, bool)>(
+        token, true,
+        [&semaphore, permits, wait](std::stop_token stop, Completion<bool> done) {
+            semaphore.async_try_acquire(permits, wait, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_whether);
+}
+
+/// Completion: void(std::exception_ptr). Not cancellable.
+template <class Token>
+auto async_release(Semaphore& semaphore, std::int64_t permits, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, false,
+        [&semaphore, permits](std::stop_token, Completion<> done) { semaphore.async_release(permits, std::move(done)); },
+        asio_detail::finish_done);
+}
+
+/// Waits as long as it takes for a permit (held for `lease`, or until
+/// released when nullopt). Completion: void(std::exception_ptr, std::string permit_id).
+template <class Token>
+auto async_acquire(PermitExpirableSemaphore& semaphore, std::optional<PermitExpirableSemaphore::Duration> lease,
+                   Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, std::string)>(
+        token, true,
+        [&semaphore, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
+            semaphore.async_acquire(lease, std::move(stop), std::move(done));
+        },
+        [](auto handler, bool, std::exception_ptr error, std::optional<std::string> permit) {
+            if (!error && !permit) error = asio_detail::aborted();
+            std::move(handler)(std::move(error), permit.value_or(std::string()));
+        });
+}
+
+/// Waits up to `wait` for a permit. Completion: void(std::exception_ptr,
+/// std::optional<std::string> permit_id).
+template <class Token>
+auto async_try_acquire(PermitExpirableSemaphore& semaphore, PermitExpirableSemaphore::Duration wait,
+                       std::optional<PermitExpirableSemaphore::Duration> lease, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, std::optional<std::string>)>(
+        token, true,
+        [&semaphore, wait, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
+            semaphore.async_try_acquire(wait, lease, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_whether);
+}
+
+/// Returns the permit; NotOwnerError if it is not held. Completion: void(std::exception_ptr).
+template <class Token>
+auto async_release(PermitExpirableSemaphore& semaphore, std::string permit_id, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, false,
+        [&semaphore, permit_id = std::move(permit_id)](std::stop_token, Completion<> done) mutable {
+            semaphore.async_release(std::move(permit_id), std::move(done));
+        },
+        asio_detail::finish_done);
+}
+
+/// Waits as long as it takes for the latch to open. Completion: void(std::exception_ptr).
+template <class Token>
+auto async_await(CountDownLatch& latch, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, true,
+        [&latch](std::stop_token stop, Completion<bool> done) { latch.async_await(std::move(stop), std::move(done)); },
+        asio_detail::finish_taken);
+}
+
+/// Waits up to `wait`. Completion: void(std::exception_ptr, bool opened).
+template <class Token>
+auto async_await_for(CountDownLatch& latch, CountDownLatch::Duration wait, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr, bool)>(
+        token, true,
+        [&latch, wait](std::stop_token stop, Completion<bool> done) {
+            latch.async_await_for(wait, std::move(stop), std::move(done));
+        },
+        asio_detail::finish_whether);
+}
+
+/// Completion: void(std::exception_ptr). Not cancellable.
+template <class Token>
+auto async_count_down(CountDownLatch& latch, Token&& token) {
+    return asio_detail::initiate<void(std::exception_ptr)>(
+        token, false, [&latch](std::stop_token, Completion<> done) { latch.async_count_down(std::move(done)); },
+        asio_detail::finish_done);
+}
+
+}  // namespace holdfast

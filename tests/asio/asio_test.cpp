@@ -1,0 +1,234 @@
+// holdfast/asio.hpp: completion tokens, coroutines and cancellation slots;
+// and the std::stop_token forms of the blocking waits.
+#include "holdfast/asio.hpp"
+
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/bind_executor.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/awaitable_operators.hpp>
+#include <asio/experimental/deferred.hpp>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+
+#include <future>
+#include <thread>
+
+#include "client/client_core.hpp"
+#include "holdfast/multi_lock.hpp"
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+using Asio = RedisTest;
+using asio::awaitable;
+using asio::use_awaitable;
+using namespace asio::experimental::awaitable_operators;
+
+const std::string door_channel = "redisson_lock__channel:{door}";
+
+// Runs `body` as a coroutine on a fresh io_context on this thread until it ends.
+void run_coroutine(std::function<awaitable<void>(asio::io_context&)> body) {
+    asio::io_context io;
+    std::exception_ptr failure;
+    asio::co_spawn(io, body(io), [&](std::exception_ptr e) { failure = e; });
+    io.run();
+    if (failure) std::rethrow_exception(failure);
+}
+
+// The docs/async.md example: many coroutines on one thread take turns on a
+// few locks, one owner each, and never overlap.
+TEST_F(Asio, AThousandCoroutinesOnOneThreadTakeTurns) {
+    constexpr int coroutines = 1000, lock_count = 4;
+    Client client(config());
+    std::vector<Lock> locks;
+    for (int i = 0; i < lock_count; ++i) locks.emplace_back(client, "counter:" + std::to_string(i));
+    std::array<bool, lock_count> inside{};
+    int overlaps = 0, finished = 0;
+    asio::io_context io;
+    for (int i = 0; i < coroutines; ++i) {
+        asio::co_spawn(
+            io,
+            [&, i]() -> awaitable<void> {
+                Lock& lock = locks[i % lock_count];
+                const std::string owner = client.new_owner();
+                co_await async_lock(lock, owner, use_awaitable);
+                if (inside[i % lock_count]) ++overlaps;
+                inside[i % lock_count] = true;
+                asio::steady_timer pause(io, std::chrono::microseconds(100));  // others run meanwhile
+                co_await pause.async_wait(use_awaitable);
+                inside[i % lock_count] = false;
+                co_await async_unlock(lock, owner, use_awaitable);
+                ++finished;
+            },
+            asio::detached);
+    }
+    io.run();  // returns once every coroutine is done: each pending wait keeps it busy
+    EXPECT_EQ(finished, coroutines);
+    EXPECT_EQ(overlaps, 0);
+    for (const Lock& lock : locks) EXPECT_FALSE(lock.is_locked());
+}
+
+// `||` cancels the slower operation: a wait that loses to a timer leaves no
+// hold, no renewal and no subscription.
+TEST_F(Asio, AWaitThatLosesToATimerLeavesNothing) {
+    Client holder_client(config()), client(config());
+    Lock held(holder_client, "door"), wanted(client, "door");
+    held.lock();
+    const std::string owner = client.new_owner();
+    run_coroutine([&](asio::io_context& io) -> awaitable<void> {
+        asio::steady_timer timeout(io, std::chrono::milliseconds(300));
+        auto first = co_await (async_lock(wanted, owner, use_awaitable) || timeout.async_wait(use_awaitable));
+        EXPECT_EQ(first.index(), 1u) << "the lock was taken though its holder kept it";
+    });
+    EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
+    ASSERT_EQ(wanted.holders().size(), 1u);
+    EXPECT_EQ(wanted.holders()[0].owner, holder_client.current_owner());
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    held.unlock();
+}
+
+// Cancelled through a slot the caller emits on (no `||`): operation_aborted.
+TEST_F(Asio, ACancelledWaitCompletesWithOperationAborted) {
+    Client holder_client(config()), client(config());
+    Lock held(holder_client, "door"), wanted(client, "door");
+    held.lock();
+    asio::io_context io;
+    asio::cancellation_signal cancel;
+    std::exception_ptr outcome;
+    bool completed = false;
+    async_lock(wanted, client.new_owner(),
+               asio::bind_cancellation_slot(cancel.slot(), asio::bind_executor(io, [&](std::exception_ptr e) {
+                                                completed = true;
+                                                outcome = e;
+                                            })));
+    ASSERT_TRUE(eventually([&] { return subscribers(door_channel) == 1; }));
+    asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
+    io.run();
+    ASSERT_TRUE(completed);
+    try {
+        std::rethrow_exception(outcome);
+    } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code(), asio::error::operation_aborted) << e.what();
+    } catch (...) {
+        ADD_FAILURE() << "expected operation_aborted";
+    }
+    EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
+    EXPECT_EQ(wanted.holders().size(), 1u);
+    held.unlock();
+}
+
+TEST_F(Asio, FuturesCallbacksAndDeferredWork) {
+    Client client(config());
+    Lock lock(client, "door");
+    const std::string owner = client.new_owner();
+    EXPECT_TRUE(async_try_lock(lock, owner, std::chrono::milliseconds(0), asio::use_future).get());
+    // A plain callback has no executor of its own: it runs on the client's loop thread.
+    std::promise<std::exception_ptr> released;
+    async_unlock(lock, owner, [&](std::exception_ptr e) { released.set_value(e); });
+    EXPECT_EQ(released.get_future().get(), nullptr);
+    auto deferred = async_try_lock(lock, owner, std::chrono::milliseconds(0), asio::experimental::deferred);
+    EXPECT_FALSE(lock.is_locked()) << "a deferred operation starts only when invoked";
+    EXPECT_TRUE(std::move(deferred)(asio::use_future).get());
+    async_unlock(lock, owner, asio::use_future).get();
+    EXPECT_FALSE(lock.is_locked());
+}
+
+TEST_F(Asio, ErrorsReachTheCoroutineAsExceptions) {
+    Client client(config());
+    Lock lock(client, "door");
+    run_coroutine([&](asio::io_context&) -> awaitable<void> {
+        EXPECT_THROW(co_await async_unlock(lock, client.new_owner(), use_awaitable), NotOwnerError);
+    });
+}
+
+TEST_F(Asio, FencedSemaphoreAndLatchAdapters) {
+    Client client(config()), other(config());
+    FencedLock fenced(client, "fence");
+    Semaphore semaphore(client, "slots");
+    PermitExpirableSemaphore permits(client, "leases");
+    CountDownLatch latch(client, "start");
+    ASSERT_TRUE(semaphore.try_set_permits(0));
+    ASSERT_TRUE(permits.try_set_permits(1));
+    ASSERT_TRUE(latch.try_set_count(1));
+    run_coroutine([&](asio::io_context&) -> awaitable<void> {
+        const std::string owner = client.new_owner();
+        const std::int64_t token = co_await async_lock_and_get_token(fenced, owner, use_awaitable);
+        EXPECT_GT(token, 0);
+        co_await async_unlock(fenced, owner, use_awaitable);
+
+        // Woken by releases and count-downs from another client's thread.
+        auto helper = std::async(std::launch::async, [&] {
+            Semaphore(other, "slots").release(2);
+            CountDownLatch(other, "start").count_down();
+        });
+        co_await async_acquire(semaphore, 2, use_awaitable);
+        co_await async_await(latch, use_awaitable);
+        helper.get();
+        EXPECT_FALSE(co_await async_try_acquire(semaphore, 1, std::chrono::milliseconds(50), use_awaitable));
+        co_await async_release(semaphore, 2, use_awaitable);
+        EXPECT_TRUE(co_await async_await_for(latch, std::chrono::milliseconds(0), use_awaitable));
+
+        const std::string permit = co_await async_acquire(permits, std::nullopt, use_awaitable);
+        EXPECT_FALSE(co_await async_try_acquire(permits, std::chrono::milliseconds(0), std::nullopt, use_awaitable));
+        co_await async_release(permits, permit, use_awaitable);
+    });
+    EXPECT_EQ(semaphore.available_permits(), 2);
+    EXPECT_EQ(permits.available_permits(), 1);
+}
+
+// The blocking forms' std::stop_token overloads: a std::jthread stopped while
+// it waits returns false and leaves nothing behind.
+TEST_F(Asio, AJThreadStoppedWhileWaitingLeavesNothing) {
+    Client holder_client(config()), client(config());
+    Lock held(holder_client, "door");
+    held.lock();
+    std::promise<bool> got;
+    std::jthread waiter([&](std::stop_token stop) { got.set_value(Lock(client, "door").lock(stop)); });
+    ASSERT_TRUE(eventually([&] { return subscribers(door_channel) == 1; }));
+    waiter.request_stop();
+    EXPECT_FALSE(got.get_future().get());
+    EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
+    EXPECT_EQ(held.holders().size(), 1u);
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    held.unlock();
+}
+
+TEST_F(Asio, StopTokensEndEveryKindOfBlockingWait) {
+    Client client(config()), holder_client(config());
+    Semaphore semaphore(client, "slots");
+    PermitExpirableSemaphore permits(client, "leases");
+    CountDownLatch latch(client, "start");
+    Lock a(holder_client, "a"), b(client, "b");
+    MultiLock both({a, b});
+    ASSERT_TRUE(semaphore.try_set_permits(0));
+    ASSERT_TRUE(permits.try_set_permits(0));
+    ASSERT_TRUE(latch.try_set_count(1));
+    Lock(holder_client, "a").lock();
+    // Each wait starts, is seen waiting (subscribed), then is stopped.
+    auto stopped = [&](const std::string& channel, std::function<bool(std::stop_token)> wait) {
+        std::stop_source stop;
+        auto waiting = std::async(std::launch::async, [&] { return wait(stop.get_token()); });
+        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 1; })) << channel;
+        stop.request_stop();
+        EXPECT_EQ(waiting.wait_for(10s), std::future_status::ready) << channel;
+        EXPECT_FALSE(waiting.get()) << channel;
+        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; })) << channel;
+    };
+    stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.acquire(1, s); });
+    stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.try_acquire_for(10s, 1, s); });
+    stopped("redisson_sc:{leases}", [&](std::stop_token s) { return permits.acquire(std::nullopt, s).has_value(); });
+    stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await(s); });
+    stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await_for(10s, s); });
+    stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.lock(s); });
+    stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.try_lock_for(10s, s); });
+    EXPECT_FALSE(b.is_locked());
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+}  // namespace
+}  // namespace holdfast::testing
