@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "holdfast/export.hpp"
 
@@ -69,6 +70,16 @@ public:
 class HOLDFAST_EXPORT LeaseLostError : public NotOwnerError {
 public:
     using NotOwnerError::NotOwnerError;
+};
+
+/// A wait that would wait for itself: a non-reentrant lock (the simple lock,
+/// RedLock) taken again by its holder, or a read lock's holder asking for the
+/// write lock. std::unique_lock reports this as resource_deadlock_would_occur:
+/// code() says the same.
+class HOLDFAST_EXPORT DeadlockError : public Error {
+public:
+    using Error::Error;
+    std::error_code code() const noexcept { return std::make_error_code(std::errc::resource_deadlock_would_occur); }
 };
 
 }  // namespace holdfast

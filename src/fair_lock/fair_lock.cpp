@@ -23,9 +23,9 @@ std::string epoch_ms() {
 
 // hash, queue, deadlines, channel prefix, liveness: the key order of every fair script.
 std::vector<std::string> fair_keys(const std::string& name) {
-    return {name, detail::prefixed_name("redisson_lock_queue", name),
-            detail::prefixed_name("redisson_lock_timeout", name), detail::lock_channel(name),
-            detail::prefixed_name("holdfast_fair_alive", name)};
+    return {name, detail::fair_queue_key(name),
+            detail::fair_timeout_key(name), detail::lock_channel(name),
+            detail::fair_alive_key(name)};
 }
 
 class FairLockKind final : public detail::LockKind {

@@ -14,7 +14,7 @@ namespace holdfast {
 
 namespace {
 
-std::string token_key(const std::string& name) { return detail::prefixed_name("redisson_lock_token", name); }
+std::string token_key(const std::string& name) { return detail::fence_token_key(name); }
 
 class FencedLockKind final : public detail::ReentrantLockKind {
 public:

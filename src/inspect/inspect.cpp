@@ -168,17 +168,17 @@ private:
         if (reader.hold_count <= 0 || reader.hold_count > max_read_holds_checked) return std::nullopt;
         std::vector<std::string> keys;
         for (std::int64_t n = 1; n <= reader.hold_count; ++n)
-            keys.push_back(detail::suffixed_name(name_, reader.owner + ":rwlock_timeout:" + std::to_string(n)));
+            keys.push_back(detail::rwlock_timeout_key(name_, reader.owner, n));
         std::vector<std::string_view> args{"EXISTS"};
         args.insert(args.end(), keys.begin(), keys.end());
         return query(keys.front(), std::move(args)).integer;
     }
 
     void read_queue(LockState& state) {
-        const std::string queue = detail::prefixed_name("redisson_lock_queue", name_);
+        const std::string queue = detail::fair_queue_key(name_);
         const Reply waiters = query(queue, {"LRANGE", queue, "0", "-1"});
         if (waiters.elements.empty()) return;
-        const std::string timeouts = detail::prefixed_name("redisson_lock_timeout", name_);
+        const std::string timeouts = detail::fair_timeout_key(name_);
         const auto deadlines = scored(query(timeouts, {"ZRANGE", timeouts, "0", "-1", "WITHSCORES"}));
         for (const auto& waiter : waiters.elements) {
             LockState::Waiter entry{waiter.str, std::nullopt};
@@ -189,13 +189,13 @@ private:
     }
 
     void read_fencing_token(LockState& state) {
-        const std::string key = detail::prefixed_name("redisson_lock_token", name_);
+        const std::string key = detail::fence_token_key(name_);
         const Reply token = query(key, {"GET", key});
         if (!token.is_nil()) state.fencing_token = detail::parse_count(token.str);
     }
 
     void read_permits(LockState& state) {
-        const std::string key = detail::suffixed_name(name_, "timeout");
+        const std::string key = detail::expirable_permits_key(name_);
         const auto permits = scored(query(key, {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
         if (permits.empty()) return;
         state.kind = Kind::permit_expirable_semaphore;
@@ -223,14 +223,15 @@ std::string unwrapped(std::string_view wrapped) {
 // with braces of its own: its lock hash is there while it lives anyway).
 std::optional<std::string> name_of_key(std::string_view key) {
     for (std::string_view prefix :
-         {"redisson_lock_queue:", "redisson_lock_timeout:", "redisson_lock_token:", "holdfast_fair_alive:"})
-        if (key.starts_with(prefix) && key.size() > prefix.size()) return unwrapped(key.substr(prefix.size()));
-    if (key.find(":rwlock_timeout:") != std::string_view::npos) {
+         {detail::fair_queue_prefix, detail::fair_timeout_prefix, detail::fence_token_prefix, detail::fair_alive_prefix})
+        if (key.starts_with(prefix) && key.size() > prefix.size() + 1 && key[prefix.size()] == ':')
+            return unwrapped(key.substr(prefix.size() + 1));
+    if (key.find(detail::rwlock_timeout_infix) != std::string_view::npos) {
         const auto close = key.find("}:");
         if (!key.starts_with('{') || close == std::string_view::npos) return std::nullopt;
         return std::string(key.substr(1, close - 1));
     }
-    constexpr std::string_view permits_suffix = ":timeout";
+    const std::string permits_suffix = ":" + std::string(detail::expirable_permits_suffix);
     if (key.ends_with(permits_suffix) && key.starts_with('{'))
         return unwrapped(key.substr(0, key.size() - permits_suffix.size()));
     return std::string(key);

@@ -4,7 +4,8 @@
 
 #include "client/client_core.hpp"
 #include "holdfast_scripts.hpp"
-#include "lock/kind.hpp"
+#include "primitive/names.hpp"
+#include "primitive/script_call.hpp"
 #include "primitive/acquire.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"
@@ -24,8 +25,7 @@ constexpr std::string_view noun = "count-down latch";
 constexpr std::string_view zero_message = "0";       // the count reached 0
 constexpr std::string_view new_count_message = "1";  // a count was set (Redisson: or the latch deleted)
 
-/// redisson_countdownlatch__channel__{name}: braces always, no colon.
-std::string latch_channel(const std::string& name) { return "redisson_countdownlatch__channel__{" + name + "}"; }
+using detail::latch_channel;
 
 /// Any message may mean the latch opened (Redisson's delete publishes `1` with
 /// the count gone), so each wakes every waiter to read the count.

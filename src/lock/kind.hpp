@@ -14,14 +14,13 @@
 
 #include "holdfast/lock.hpp"
 #include "primitive/acquire.hpp"
+#include "primitive/script_call.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
 
 namespace holdfast::detail {
 
 class ClientCore;
-
-using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 
 class LockKind {
 public:
@@ -75,25 +74,6 @@ public:
     virtual std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const;
     virtual std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const;
 };
-
-/// A hold count as stored in a lock's hash; anything else means the key is
-/// not a lock (WrongTypeError naming the key, `server` and the field).
-std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
-                           const std::string& value);
-
-/// Runs one acquire script and turns its reply into an Attempt: nil is
-/// taken, an integer is the holder's PTTL, a Redis error becomes an exception
-/// naming the lock (WRONGTYPE: WrongTypeError).
-void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string_view noun,
-                    std::function<void(Attempt)> report);
-
-/// Evaluates `script` and hands on its reply, turning a Redis error reply into
-/// an exception naming `name`, what was being done and the `kind` of
-/// primitive expected under `name` (see reply_error).
-void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
-                    std::string_view kind = "lock");
 
 /// Redisson's RedissonLock: one hash, one channel announcing final unlocks.
 /// The spin and fenced locks share its release and renewal.

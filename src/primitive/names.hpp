@@ -1,6 +1,7 @@
 // Redisson's key and channel names (../shared/redisson-layout.md, "Names").
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,38 @@ inline std::string suffixed_name(std::string_view name, std::string_view suffix)
 
 /// The RLock's release channel: redisson_lock__channel:{name}.
 inline std::string lock_channel(std::string_view name) { return prefixed_name("redisson_lock__channel", name); }
+
+// The fair lock's side keys: its FIFO queue, its waiters' deadlines, and
+// holdfast's own heartbeat of live waiters.
+inline constexpr std::string_view fair_queue_prefix = "redisson_lock_queue";
+inline constexpr std::string_view fair_timeout_prefix = "redisson_lock_timeout";
+inline constexpr std::string_view fair_alive_prefix = "holdfast_fair_alive";
+inline std::string fair_queue_key(std::string_view name) { return prefixed_name(fair_queue_prefix, name); }
+inline std::string fair_timeout_key(std::string_view name) { return prefixed_name(fair_timeout_prefix, name); }
+inline std::string fair_alive_key(std::string_view name) { return prefixed_name(fair_alive_prefix, name); }
+
+/// The fenced lock's token counter: redisson_lock_token:{name}.
+inline constexpr std::string_view fence_token_prefix = "redisson_lock_token";
+inline std::string fence_token_key(std::string_view name) { return prefixed_name(fence_token_prefix, name); }
+
+/// The read-write lock's channel: redisson_rwlock:{name}.
+inline std::string rwlock_channel(std::string_view name) { return prefixed_name("redisson_rwlock", name); }
+/// Infix of a reader's per-hold lease keys: {name}:<hold field>:rwlock_timeout:<n>.
+inline constexpr std::string_view rwlock_timeout_infix = ":rwlock_timeout:";
+inline std::string rwlock_timeout_key(std::string_view name, std::string_view hold_field, std::int64_t n) {
+    return suffixed_name(name, std::string(hold_field) + std::string(rwlock_timeout_infix) + std::to_string(n));
+}
+
+/// Both semaphores' channel: redisson_sc:{name}.
+inline std::string semaphore_channel(std::string_view name) { return prefixed_name("redisson_sc", name); }
+/// The permit-expirable semaphore's permits and lease ends: {name}:timeout.
+inline constexpr std::string_view expirable_permits_suffix = "timeout";
+inline std::string expirable_permits_key(std::string_view name) { return suffixed_name(name, expirable_permits_suffix); }
+
+/// The count-down latch's channel: redisson_countdownlatch__channel__{name}
+/// (braces always, no colon, as Redisson spells it).
+inline std::string latch_channel(std::string_view name) {
+    return "redisson_countdownlatch__channel__{" + std::string(name) + "}";
+}
 
 }  // namespace holdfast::detail

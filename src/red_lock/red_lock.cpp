@@ -2,7 +2,6 @@
 
 #include <map>
 #include <stdexcept>
-#include <system_error>
 
 #include "group/fan_out.hpp"
 #include "group/members.hpp"
@@ -95,9 +94,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     // Its members would refuse every round (not reentrant): say so instead of polling forever.
     if (state_->held_for_good(owners)) {
         if (wait && *wait == Duration::zero()) return done(nullptr, false);
-        return done(std::make_exception_ptr(std::system_error(
-                        std::make_error_code(std::errc::resource_deadlock_would_occur),
-                        "holdfast: " + description() + " is already held by owner " + owners.front() +
+        return done(std::make_exception_ptr(DeadlockError("holdfast: " + description() + " is already held by owner " + owners.front() +
                             " and its locks are not reentrant, so waiting for it would wait for itself")),
                     false);
     }

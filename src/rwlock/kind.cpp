@@ -1,8 +1,8 @@
 #include "rwlock/kind.hpp"
 
-#include <system_error>
 
 #include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/names.hpp"
 
@@ -16,7 +16,6 @@ constexpr std::string_view write_unlock_message = "1";
 // write_acquire.lua's reply when the caller holds a read lock.
 constexpr std::string_view read_held = "read-held";
 
-std::string rwlock_channel(const std::string& name) { return prefixed_name("redisson_rwlock", name); }
 
 constexpr std::string_view writer_suffix = ":write";
 
@@ -83,9 +82,7 @@ public:
                                if (error) return report(Attempt::failed(std::move(error)));
                                if (reply.is_nil()) return report(Attempt::acquired());
                                if (reply.is_integer()) return report(Attempt::refused(reply.integer));
-                               report(Attempt::failed(std::make_exception_ptr(std::system_error(
-                                   std::make_error_code(std::errc::resource_deadlock_would_occur),
-                                   "holdfast: cannot take write lock '" + name + "' for owner " + owner +
+                               report(Attempt::failed(std::make_exception_ptr(DeadlockError("holdfast: cannot take write lock '" + name + "' for owner " + owner +
                                        ": it holds a read lock on it, and a read lock cannot be upgraded (the write "
                                        "lock would wait for its own reader); release the read lock first"))));
                            });

@@ -11,7 +11,7 @@ namespace holdfast::detail {
 /// Readers share the lock; the writer may read too (downgrade).
 const LockKind& read_lock_kind();
 /// One writer excludes everyone else. Asking for it while holding a read lock
-/// fails with std::system_error (std::errc::resource_deadlock_would_occur).
+/// fails with DeadlockError (code() resource_deadlock_would_occur).
 const LockKind& write_lock_kind();
 
 }  // namespace holdfast::detail

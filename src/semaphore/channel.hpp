@@ -9,9 +9,6 @@
 
 namespace holdfast::detail {
 
-/// redisson_sc:{name} (redisson_sc:name when the name has a `{`).
-inline std::string semaphore_channel(std::string_view name) { return prefixed_name("redisson_sc", name); }
-
 /// A message carries a number of permits (free after a release, or
 /// released): it wakes up to that many waiters. A payload that is not a
 /// number wakes every waiter to look.

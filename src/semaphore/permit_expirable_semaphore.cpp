@@ -6,7 +6,7 @@
 #include "client/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
-#include "lock/kind.hpp"
+#include "primitive/script_call.hpp"
 #include "primitive/acquire.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"
@@ -87,7 +87,7 @@ void check_lease(const std::string& name, std::optional<std::chrono::millisecond
 }  // namespace
 
 PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string name)
-    : counter_(client, std::move(name), noun), timeouts_(detail::suffixed_name(counter_.name(), "timeout")) {}
+    : counter_(client, std::move(name), noun), timeouts_(detail::expirable_permits_key(counter_.name())) {}
 
 void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease,
                                              std::stop_token stop, Done done) {

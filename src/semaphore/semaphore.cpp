@@ -7,7 +7,7 @@
 #include "client/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
-#include "lock/kind.hpp"
+#include "primitive/script_call.hpp"
 #include "primitive/acquire.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"

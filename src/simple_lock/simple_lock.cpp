@@ -1,8 +1,8 @@
 #include "holdfast/simple_lock.hpp"
 
-#include <system_error>
 
 #include "client/client_core.hpp"
+#include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 
@@ -36,9 +36,7 @@ public:
                     if (error) return report(Attempt::failed(std::move(error)));
                     if (reply.is_nil()) return report(Attempt::acquired());
                     if (reply.integer != held_by_caller || try_once) return report(Attempt::refused(reply.integer));
-                    report(Attempt::failed(std::make_exception_ptr(std::system_error(
-                        std::make_error_code(std::errc::resource_deadlock_would_occur),
-                        "holdfast: simple lock '" + name + "' is already held by owner " + owner +
+                    report(Attempt::failed(std::make_exception_ptr(DeadlockError("holdfast: simple lock '" + name + "' is already held by owner " + owner +
                             "; it is not reentrant, so waiting for it would wait for itself"))));
                 });
         };

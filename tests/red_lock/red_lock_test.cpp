@@ -276,7 +276,7 @@ TEST_F(RedLocks, OfSimpleLocksSharesTheirKeys) {
     try {
         red.async_lock(owner).get();
         FAIL() << "a holder took its RedLock of SimpleLocks again";
-    } catch (const std::system_error& e) {
+    } catch (const DeadlockError& e) {
         EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
     }
     red.async_unlock(owner).get();

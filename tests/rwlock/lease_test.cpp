@@ -108,7 +108,7 @@ TEST_F(ReadWriteLeases, NothingIsLeftBehind) {
     ReadWriteLock ra(a, "stock"), rb(b, "stock");
     ra.read_lock().lock();
     EXPECT_FALSE(rb.write_lock().try_lock_for(std::chrono::milliseconds(300)));
-    EXPECT_THROW(ra.write_lock().lock(), std::system_error);
+    EXPECT_THROW(ra.write_lock().lock(), DeadlockError);
     rb.read_lock().lock();
     ra.read_lock().unlock();
     rb.read_lock().unlock();

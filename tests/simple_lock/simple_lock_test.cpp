@@ -65,7 +65,7 @@ TEST_F(SimpleLocks, NotReentrant) {
         try {
             attempt();
             FAIL() << "a holder acquired its simple lock again";
-        } catch (const std::system_error& e) {
+        } catch (const DeadlockError& e) {
             EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
             EXPECT_NE(std::string(e.what()).find("'once'"), std::string::npos) << e.what();
         }

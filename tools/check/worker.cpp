@@ -88,7 +88,7 @@ public:
     Fair(Client& client, std::string name, std::uint16_t port, std::function<void()> on_queued)
         : OneSided(client, name, fair_wait_budget),
           client_(client),
-          queue_(detail::prefixed_name("redisson_lock_queue", name)),
+          queue_(detail::fair_queue_key(name)),
           port_(port),
           on_queued_(std::move(on_queued)) {}
 

@@ -1,0 +1,55 @@
+#include "primitive/script_call.hpp"
+
+#include <charconv>
+
+#include "client/client_core.hpp"
+#include "common/quoted.hpp"
+#include "holdfast/errors.hpp"
+#include "primitive/errors.hpp"
+
+namespace holdfast::detail {
+
+namespace {
+
+std::vector<std::string_view> views(const std::vector<std::string>& strings) {
+    return {strings.begin(), strings.end()};
+}
+
+}  // namespace
+
+std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
+                           const std::string& value) {
+    std::int64_t count = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (ec != std::errc() || end != value.data() + value.size())
+        throw WrongTypeError("holdfast: " + quoted(name) + (server.empty() ? "" : " on " + std::string(server)) +
+                             " is a hash but not a lock: field " + quoted(field) + " holds " + quoted(value) +
+                             ", not a hold count; pick another name or delete the key");
+    return count;
+}
+
+void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
+                    std::string_view kind) {
+    core.transport.eval(script, views(keys), views(args),
+                        [&core, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
+                            std::exception_ptr error, Reply reply) {
+                            if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
+                            reply_error(
+                                core.transport, name, what, reply,
+                                [done](std::exception_ptr e) { done(std::move(e), Reply{}); }, kind);
+                        });
+}
+
+void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
+                    std::vector<std::string> args, const std::string& name, std::string_view noun,
+                    std::function<void(Attempt)> report) {
+    eval_reporting(core, script, std::move(keys), std::move(args), name, std::string(noun),
+                   [report = std::move(report)](std::exception_ptr error, Reply reply) {
+                       if (error) return report(Attempt::failed(std::move(error)));
+                       if (reply.is_nil()) return report(Attempt::acquired());
+                       report(Attempt::refused(reply.integer));
+                   });
+}
+
+}  // namespace holdfast::detail
