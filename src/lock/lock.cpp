@@ -114,6 +114,13 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), kind_->noun(), name_};
+    // Releases the one hold just taken for `owner` that the caller will not
+    // be told of (a stop landed during the attempt, or replicas did not
+    // confirm it): `finish` never recorded it, so no ledger entry or renewal.
+    auto give_back = [&core, kind = kind_, name = name_, owner](std::function<void()> then) {
+        kind->release(core, name, owner, "0", [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+    };
+    request.give_back = give_back;
     // When the attempt that took the lock was sent: its lease runs from then at the latest.
     auto sent = std::make_shared<detail::Watchdog::Clock::time_point>();
     request.attempt = [&core, &kind = *kind_, name = name_, sent, attempt = std::move(request.attempt)](
@@ -138,13 +145,10 @@ void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optiona
                     };
     // Replica sync (docs/deployments.md) before the caller learns it holds the lock.
     detail::acquire(core.transport, std::move(request),
-                    [&core, kind = kind_, name = name_, owner = std::move(owner), finish = std::move(finish)](
+                    [&core, kind = kind_, name = name_, give_back = std::move(give_back), finish = std::move(finish)](
                         std::exception_ptr error, bool acquired, std::int64_t token) mutable {
                         if (error || !acquired || !core.transport.syncs_replicas(name))
                             return finish(std::move(error), acquired, token);
-                        auto give_back = [&core, kind, name, owner](std::function<void()> then) {
-                            kind->release(core, name, owner, "0", [then](std::exception_ptr, Reply) { then(); });
-                        };
                         detail::sync_acquire(
                             core.transport, name, std::string(kind->noun()) + " " + detail::quoted(name),
                             std::move(give_back),

@@ -71,9 +71,13 @@ struct AcquireRequest {
     /// before the handler; calls its argument when done. A fair lock leaves
     /// its queue here.
     std::function<void(std::function<void()>)> give_up;
-    /// Requested: stop waiting, as if the deadline had passed (give-up step
-    /// included). An attempt already in flight is awaited first: if it took
-    /// the primitive, the operation completes as acquired.
+    /// Runs when an attempt in flight at a stop took the primitive: releases
+    /// that hold (one hold, for this owner), then calls its argument. Unset:
+    /// such an operation completes as acquired instead.
+    std::function<void(std::function<void()>)> give_back;
+    /// Requested before the operation completes: it completes as not acquired
+    /// (no error) and leaves nothing behind: give-up step run, channel left,
+    /// and an attempt in flight awaited, what it took given back.
     std::stop_token stop;
     Meter meter;
 };

@@ -115,6 +115,12 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), noun, name};
+    // The permit taken by an attempt in flight when a stop landed goes back.
+    request.give_back = [&core, name, timeouts = timeouts_, channel = request.channel, permit](std::function<void()> then) {
+        core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts, channel},
+                            {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit},
+                            [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+    };
     detail::acquire(core.transport, std::move(request),
                     [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
                                                                               bool acquired, std::int64_t) {

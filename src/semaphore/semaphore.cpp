@@ -80,17 +80,20 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
     request.meter = {core.telemetry.get(), noun_, name_};
+    // Permits taken but not to be reported (a stop landed during the
+    // attempt, or replicas did not confirm them) are released.
+    auto give_back = [&core, name = name_, permits](std::function<void()> then) {
+        core.transport.eval(scripts::semaphore_release, {name, detail::semaphore_channel(name)},
+                            {std::to_string(permits), core.transport.publish_command()},
+                            [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+    };
+    request.give_back = give_back;
     detail::acquire(core.transport, std::move(request),
-                    [&core, name = name_, noun = noun_, permits, done = std::move(done)](
-                        std::exception_ptr error, bool acquired, std::int64_t) {
+                    [&core, name = name_, noun = noun_, permits, give_back = std::move(give_back),
+                     done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
                         if (error || !acquired || !core.transport.syncs_replicas(name))
                             return done(std::move(error), acquired);
-                        // Replica sync (docs/deployments.md); giving back is a release of the permits.
-                        auto give_back = [&core, name, permits](std::function<void()> then) {
-                            core.transport.eval(scripts::semaphore_release, {name, detail::semaphore_channel(name)},
-                                                {std::to_string(permits), core.transport.publish_command()},
-                                                [then](std::exception_ptr, Reply) { then(); });
-                        };
+                        // Replica sync (docs/deployments.md).
                         detail::sync_acquire(core.transport, name,
                                              std::to_string(permits) + " permit(s) of " + std::string(noun) + " " +
                                                  detail::quoted(name),

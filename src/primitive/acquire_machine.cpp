@@ -1,0 +1,197 @@
+#include "primitive/acquire_machine.hpp"
+
+#include <algorithm>
+
+namespace holdfast::detail {
+
+namespace {
+
+using Kind = AcquireMachine::Action::Kind;
+using State = AcquireMachine::State;
+
+}  // namespace
+
+AcquireMachine::AcquireMachine(Options options) : options_(std::move(options)), random_(options_.seed) {}
+
+bool AcquireMachine::in_flight() const {
+    switch (state_) {
+        case State::attempting:
+        case State::attempting_retry:
+        case State::attempting_woken:
+        case State::cancelling:
+        case State::failing: return true;
+        default: return false;
+    }
+}
+
+AcquireMachine::Actions AcquireMachine::start() {
+    if (state_ != State::idle) return {};
+    return attempt(false);
+}
+
+AcquireMachine::Actions AcquireMachine::attempt(bool led_by_wake) {
+    state_ = State::attempting;
+    led_by_wake_ = led_by_wake;
+    Actions actions;
+    actions.push({Kind::send_attempt});
+    return actions;
+}
+
+AcquireMachine::Actions AcquireMachine::attempt_replied(const Attempt& result, Clock::time_point now) {
+    if (!in_flight()) return {};  // the client shut down meanwhile
+    const State was = state_;
+    // A wake-up taken during the attempt, unused if the operation ends now.
+    const std::uint8_t held = was == State::attempting_woken ? 1 : 0;
+    switch (result.outcome) {
+        case Attempt::Outcome::acquired:
+            if (was == State::cancelling && options_.gives_back) {
+                // Stopped: the hold goes back (its release wakes the next waiter).
+                Actions actions;
+                if (subscribed_) actions.push({Kind::unsubscribe});
+                subscribed_ = false;
+                actions.push({Kind::give_back});
+                state_ = State::leaving;
+                outcome_ = {};
+                return actions;
+            }
+            return finish({nullptr, true, result.token}, 0);
+        case Attempt::Outcome::failed:
+            if (was == State::cancelling) return finish({}, held);
+            return finish({result.error, false, 0}, held);
+        case Attempt::Outcome::refused: break;
+    }
+    // The refusal says nothing of later waiters: the wake-up that led here is theirs.
+    const std::uint8_t passed = result.pass_on && led_by_wake_ ? 1 : 0;
+    if (was == State::cancelling) return finish({}, held + passed);
+    if (was == State::failing) return finish({refusal_, false, 0}, held + passed);
+    if (options_.deadline && *options_.deadline <= now) return finish({}, held + passed);
+    Actions actions;
+    if (options_.backoff) {
+        const long long pause = next_backoff();
+        sleep(actions, result.ttl == -1 ? pause : std::min(result.ttl, pause), now);
+        return actions;
+    }
+    // Only to later joiners, so two waiters for too many permits cannot hand
+    // one wake-up back and forth.
+    if (passed) actions.push({Kind::pass_on, 1, true});
+    if (!subscribed_) {
+        // Last: an active subscription confirms (and so retries) at once.
+        subscribed_ = true;
+        sleep(actions, result.ttl, now);
+        actions.push({Kind::subscribe});
+        return actions;
+    }
+    // Woken during the attempt: it may have run before the release.
+    if (was == State::attempting_woken || was == State::attempting_retry) {
+        for (const Action& a : attempt(was == State::attempting_woken)) actions.push(a);
+        return actions;
+    }
+    sleep(actions, result.ttl, now);
+    return actions;
+}
+
+void AcquireMachine::sleep(Actions& actions, long long ttl, Clock::time_point now) {
+    auto wake = options_.deadline.value_or(Clock::time_point::max());
+    if (ttl == -2) ttl = 0;  // released between checks: retry now
+    // Capped: a peer's TTL may be near Redis's limit, and now + ttl would overflow.
+    constexpr long long longest_sleep_ms = 24LL * 3600 * 1000;
+    if (ttl >= 0) wake = std::min(wake, now + std::chrono::milliseconds(std::min(ttl, longest_sleep_ms)));
+    timer_at_ = wake;
+    state_ = State::sleeping;
+    Action arm{Kind::arm_timer};
+    arm.at = wake;
+    actions.push(arm);
+}
+
+// 1, 2, 4 ... ms up to the cap, each drawn from [half, full] so that
+// spinners started together drift apart.
+long long AcquireMachine::next_backoff() {
+    const long long cap = options_.backoff->max.count();
+    backoff_ms_ = backoff_ms_ == 0 ? options_.backoff->first.count() : std::min(cap, backoff_ms_ * 2);
+    return std::uniform_int_distribution<long long>(std::max(1LL, backoff_ms_ / 2), std::max(1LL, backoff_ms_))(random_);
+}
+
+AcquireMachine::Actions AcquireMachine::subscribed() {
+    if (state_ == State::sleeping) return attempt(false);  // a release may have come before the subscription
+    if (state_ == State::attempting) state_ = State::attempting_retry;
+    return {};
+}
+
+AcquireMachine::Actions AcquireMachine::woken() {
+    Actions actions;
+    if (!subscribed_) return actions;  // not listening (a spinner): no business of this one
+    if (state_ == State::sleeping) {
+        // Used up: a refusal means another holder, whose release wakes again.
+        actions = attempt(true);
+        actions.took_wake = true;
+    } else if (state_ == State::attempting) {
+        state_ = State::attempting_woken;
+        actions.took_wake = true;
+    }
+    // Otherwise declined: already due to retry, or ending; the next listener gets it.
+    return actions;
+}
+
+AcquireMachine::Actions AcquireMachine::timer_fired(Clock::time_point now) {
+    // Stale: a wait the driver could not cancel in time, for an earlier sleep.
+    if (state_ != State::sleeping || now < timer_at_) return {};
+    if (options_.deadline && *options_.deadline <= now) return finish({}, 0);
+    return attempt(false);
+}
+
+AcquireMachine::Actions AcquireMachine::cancel_requested() {
+    switch (state_) {
+        case State::idle:
+        case State::sleeping: return finish({}, 0);
+        case State::attempting_woken: {
+            // This operation will not retry: the wake-up is the next waiter's now.
+            state_ = State::cancelling;
+            Actions actions;
+            actions.push({Kind::pass_on, 1, false});
+            return actions;
+        }
+        case State::attempting:
+        case State::attempting_retry:
+        case State::failing: state_ = State::cancelling; return {};
+        default: return {};
+    }
+}
+
+AcquireMachine::Actions AcquireMachine::channel_refused(std::exception_ptr error) {
+    subscribed_ = false;  // the subscriber let every listener of the channel go
+    if (state_ == State::sleeping) return finish({std::move(error), false, 0}, 0);
+    if (state_ == State::attempting || state_ == State::attempting_retry || state_ == State::attempting_woken) {
+        // The attempt in flight may take it yet; else there is nothing to wait for.
+        refusal_ = std::move(error);
+        state_ = State::failing;
+    }
+    return {};
+}
+
+AcquireMachine::Actions AcquireMachine::closing(std::exception_ptr error) {
+    if (state_ == State::leaving || state_ == State::done) return {};
+    return finish({std::move(error), false, 0}, state_ == State::attempting_woken ? 1 : 0);
+}
+
+AcquireMachine::Actions AcquireMachine::left() {
+    if (state_ != State::leaving) return {};
+    state_ = State::done;
+    Actions actions;
+    actions.push({Kind::complete});
+    return actions;
+}
+
+AcquireMachine::Actions AcquireMachine::finish(Outcome outcome, std::uint8_t hand_on) {
+    Actions actions;
+    if (subscribed_) actions.push({Kind::unsubscribe});
+    subscribed_ = false;
+    // After leaving, so an offer to every listener skips this one.
+    if (hand_on > 0 && !outcome.acquired && !options_.backoff) actions.push({Kind::pass_on, hand_on, false});
+    const bool give_up = !outcome.acquired && options_.gives_up;
+    outcome_ = std::move(outcome);
+    state_ = give_up ? State::leaving : State::done;
+    actions.push({give_up ? Kind::give_up : Kind::complete});
+    return actions;
+}
+
+}  // namespace holdfast::detail

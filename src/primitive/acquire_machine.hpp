@@ -1,0 +1,128 @@
+// The acquire skeleton as a state machine without I/O or clock: events in
+// (with the time they happened where time matters), actions out. The driver
+// (primitive/acquire.cpp) carries the actions out in the order given; an
+// event it feeds while carrying them out (a subscription already active
+// confirms at once) is handled at once, so actions that may cause one come last.
+// docs/design.md draws its states.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <random>
+
+#include "primitive/acquire.hpp"
+
+namespace holdfast::detail {
+
+class AcquireMachine {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    enum class State : std::uint8_t {
+        idle,              ///< not started
+        attempting,        ///< an attempt in flight
+        attempting_retry,  ///< ... and the subscription became active meanwhile: retry if refused
+        attempting_woken,  ///< ... and a wake-up was taken for it: retry if refused, hand it on if not used
+        cancelling,        ///< ... and a stop was requested: ends at its reply, giving back what it took
+        failing,           ///< ... and the channel was refused: ends at its reply, unless it took the primitive
+        sleeping,          ///< until a wake-up, the subscription confirmed, or the timer
+        leaving,           ///< giving up or giving back: completes when the primitive says it is done
+        done,
+    };
+
+    struct Action {
+        enum class Kind : std::uint8_t {
+            send_attempt,  ///< run request.attempt; its reply is attempt_replied()
+            subscribe,     ///< listen on the channel; confirmation is subscribed()
+            unsubscribe,   ///< stop listening
+            arm_timer,     ///< (re)arm the one timer for `at`; it fires as timer_fired()
+            pass_on,       ///< offer `count` wake-ups to the other listeners (`after_self`: later joiners only)
+            give_up,       ///< run request.give_up, then left()
+            give_back,     ///< run request.give_back (release what the attempt took), then left()
+            complete,      ///< report outcome() to the caller
+        };
+        Kind kind = Kind::complete;
+        std::uint8_t count = 0;
+        bool after_self = false;
+        Clock::time_point at{};
+    };
+
+    /// One event's actions, in order; fixed capacity, no allocation.
+    class Actions {
+    public:
+        const Action* begin() const { return items_.data(); }
+        const Action* end() const { return items_.data() + size_; }
+        std::size_t size() const { return size_; }
+        const Action& operator[](std::size_t i) const { return items_[i]; }
+        void push(Action action) { items_[size_++] = action; }
+        /// woken(): the wake-up is used here (else the subscriber offers it to the next listener).
+        bool took_wake = false;
+
+    private:
+        std::array<Action, 4> items_{};
+        std::uint8_t size_ = 0;
+    };
+
+    struct Options {
+        /// nullopt: wait as long as it takes; a deadline already past: one attempt.
+        std::optional<Clock::time_point> deadline;
+        /// Set: sleep between attempts instead of listening on a channel.
+        std::optional<Backoff> backoff;
+        bool gives_up = false;    ///< the primitive has a give-up step
+        bool gives_back = false;  ///< the primitive can give back a hold taken after a stop
+        std::uint32_t seed = 1;   ///< backoff jitter
+    };
+
+    struct Outcome {
+        std::exception_ptr error;
+        bool acquired = false;
+        std::int64_t token = 0;
+    };
+
+    explicit AcquireMachine(Options options);
+
+    Actions start();
+    Actions attempt_replied(const Attempt& result, Clock::time_point now);
+    Actions subscribed();
+    /// A wake-up offered: a message, or one handed on by another listener.
+    Actions woken();
+    Actions timer_fired(Clock::time_point now);
+    Actions cancel_requested();
+    /// The server refused to subscribe to the channel (`error` says which).
+    Actions channel_refused(std::exception_ptr error);
+    /// The client shuts down: no reply or message will come.
+    Actions closing(std::exception_ptr error);
+    /// The give-up or give-back step is done.
+    Actions left();
+
+    State state() const { return state_; }
+    /// What complete reports.
+    const Outcome& outcome() const { return outcome_; }
+    /// When the timer is due (the last arm_timer), for tests.
+    Clock::time_point timer_at() const { return timer_at_; }
+
+private:
+    bool in_flight() const;
+    Actions attempt(bool led_by_wake);
+    /// Sleeps until the holder's TTL (ms; -1 none, -2 gone) or the deadline.
+    void sleep(Actions& actions, long long ttl, Clock::time_point now);
+    long long next_backoff();
+    /// Ends: leave the channel, hand on `hand_on` unused wake-ups, then give
+    /// up (not acquired, a give-up step) or complete.
+    Actions finish(Outcome outcome, std::uint8_t hand_on);
+
+    Options options_;
+    State state_ = State::idle;
+    bool subscribed_ = false;    // resource: listening on the channel
+    bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
+    std::exception_ptr refusal_; // failing: the channel's refusal
+    Clock::time_point timer_at_{};
+    long long backoff_ms_ = 0;
+    std::minstd_rand random_;
+    Outcome outcome_;
+};
+
+}  // namespace holdfast::detail

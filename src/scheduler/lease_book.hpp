@@ -1,0 +1,102 @@
+// The watchdog's bookkeeping, without I/O, lock or clock: the holds it knows,
+// their local lease deadlines, which are due for renewal in which batches, and
+// which are lost. The Watchdog (watchdog.cpp) keeps the timer, the mutex, the
+// transport and telemetry, and passes the time in.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transport/reply.hpp"
+#include "transport/script.hpp"
+
+namespace holdfast::detail {
+
+class LeaseBook {
+public:
+    using Clock = std::chrono::steady_clock;
+    using Id = std::pair<std::string, std::string>;  // key, owner
+    /// A hold in a renewal, as it was when sent.
+    struct Sent {
+        Id id;
+        std::uint64_t generation;
+    };
+    /// One renew script call: holds of one script and shard.
+    struct Batch {
+        const Script* renew = nullptr;
+        std::vector<Sent> holds;
+    };
+    /// A hold found lost: its token to stop and what to tell.
+    struct Loss {
+        std::stop_source source;
+        std::string_view kind;
+        Id id;
+        std::string why;
+    };
+    /// What a renewal's reply did: the kinds renewed, the holds lost.
+    struct Renewed {
+        std::vector<std::string_view> kinds;
+        std::vector<Loss> lost;
+    };
+
+    /// `lease`: what renewals set; renewals go every third of it.
+    LeaseBook(std::chrono::milliseconds lease, std::size_t batch_size);
+
+    /// A hold taken by a command sent at `sent` that set its TTL to `ttl`
+    /// (Watchdog::track). Returns when the timer must fire, if earlier than
+    /// it is armed for (it is then counted as armed for that).
+    std::optional<Clock::time_point> track(const Script* renew, std::string_view kind, const std::string& key,
+                                           const std::string& owner, Clock::time_point sent,
+                                           std::chrono::milliseconds ttl, Clock::time_point now);
+    void untrack(const std::string& key, const std::string& owner);
+
+    std::stop_token lease_lost(const std::string& key, const std::string& owner) const;
+    std::optional<std::chrono::milliseconds> lost_for(const std::string& key, const std::string& owner,
+                                                      Clock::time_point now) const;
+    bool renews(const std::string& key, const std::string& owner) const;
+    std::size_t tracked() const { return entries_.size(); }
+
+    /// When the timer must fire next: the next renewal or local deadline,
+    /// whichever is first; nullopt when nothing waits (then not armed).
+    std::optional<Clock::time_point> next_wake();
+    /// The timer fired at `now`: the holds whose deadline passed are lost
+    /// (kept, no longer renewed, until untracked).
+    std::vector<Loss> expire(Clock::time_point now);
+    bool renewal_due(Clock::time_point now) const { return next_renewal_ && *next_renewal_ <= now; }
+    /// The renewals to send at `now`, by script and shard (`shard_of` a key),
+    /// at most batch_size holds each; the next is due a third of a lease later.
+    std::vector<Batch> renewals(Clock::time_point now, const std::function<std::size_t(const std::string&)>& shard_of);
+    /// The renewal of `batch` sent at `sent` replied `reply` (1 renewed, 0
+    /// gone, per hold). Holds untracked, re-taken or lost meanwhile are left alone.
+    Renewed renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent);
+    /// Each hold's kind; empty for one untracked meanwhile.
+    std::vector<std::string_view> kinds_of(const std::vector<Sent>& batch) const;
+
+private:
+    struct Entry {
+        const Script* renew = nullptr;
+        std::string_view kind;
+        std::stop_source lost;
+        std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
+        Clock::time_point deadline;    // local lease deadline
+        bool expired = false;          // the deadline passed: no longer renewed, kept until untracked
+    };
+    static Loss lose(const Id& id, Entry& entry, std::string why);
+
+    const std::chrono::milliseconds lease_;
+    const std::size_t batch_size_;
+    std::map<Id, Entry> entries_;
+    std::optional<Clock::time_point> armed_for_;     // when the timer fires; nullopt: not armed
+    std::optional<Clock::time_point> next_renewal_;  // while some entry renews
+    std::uint64_t next_generation_ = 0;
+};
+
+}  // namespace holdfast::detail

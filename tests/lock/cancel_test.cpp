@@ -1,0 +1,143 @@
+// A wait stopped by its stop token leaves nothing behind: no hold, no
+// renewal, no fair-queue entry, no subscription; a hold the attempt in
+// flight took when the stop landed is given back.
+#include <future>
+#include <stop_token>
+
+#include "client/client_core.hpp"
+#include "redis_fixture.hpp"
+
+namespace holdfast::testing {
+namespace {
+
+class Cancellation : public RedisTest {
+protected:
+    // Holds every write (scripts included) on the server for `how_long`, so
+    // a stop requested now lands while the attempt sent next is in flight.
+    void pause_writes(std::chrono::milliseconds how_long) {
+        raw->command({"CLIENT", "PAUSE", std::to_string(how_long.count()), "WRITE"});
+    }
+
+    void expect_nothing_left(Client& client, const std::string& channel) {
+        auto& core = client.core();
+        EXPECT_TRUE(eventually([&] { return core.transport.subscriber().channel_count() == 0; }));
+        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
+        EXPECT_EQ(core.watchdog.tracked(), 0u) << "a renewal was left behind";
+        EXPECT_EQ(core.holds.size(), 0u) << "a hold was recorded";
+    }
+};
+
+const std::string fair_queue = "redisson_lock_queue:{line}";
+const std::string fair_deadlines = "redisson_lock_timeout:{line}";
+
+TEST_F(Cancellation, StoppedWhileWaitingLeavesTheChannel) {
+    Client holder_client(config()), waiter_client(config());
+    Lock held(holder_client, "job"), wanted(waiter_client, "job");
+    held.lock();
+    std::stop_source stop;
+    auto waiter = wanted.async_try_lock(waiter_client.new_owner(), 30s, std::nullopt, stop.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{job}") == 1; }));
+    stop.request_stop();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(waiter.get());
+    expect_nothing_left(waiter_client, "redisson_lock__channel:{job}");
+    EXPECT_EQ(raw->integer({"HLEN", "job"}), 1);  // the holder's alone
+    held.unlock();
+}
+
+TEST_F(Cancellation, StoppedDuringAnAttemptThatTakesTheLockGivesItBack) {
+    Client client(config());
+    Lock lock(client, "job");
+    pause_writes(1s);
+    std::stop_source stop;
+    auto waiter = lock.async_try_lock(client.new_owner(), 30s, std::nullopt, stop.get_token());
+    stop.request_stop();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(waiter.get());
+    // Given back before the caller was told.
+    EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
+    expect_nothing_left(client, "redisson_lock__channel:{job}");
+}
+
+TEST_F(Cancellation, StoppedDuringAReentrantAttemptGivesBackOnlyThatHold) {
+    Client client(config());
+    Lock lock(client, "job");
+    const std::string owner = client.new_owner();
+    ASSERT_TRUE(lock.async_try_lock(owner).get());
+    pause_writes(1s);
+    std::stop_source stop;
+    auto again = lock.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
+    stop.request_stop();
+    ASSERT_EQ(again.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(again.get());
+    EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
+    EXPECT_TRUE(client.core().watchdog.renews("job", owner));  // the first hold still is
+    lock.async_unlock(owner).get();
+    EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
+    expect_nothing_left(client, "redisson_lock__channel:{job}");
+}
+
+TEST_F(Cancellation, StoppedAfterTheAcquireChangesNothing) {
+    Client client(config());
+    Lock lock(client, "job");
+    const std::string owner = client.new_owner();
+    std::stop_source stop;
+    ASSERT_TRUE(lock.async_try_lock(owner, 30s, std::nullopt, stop.get_token()).get());
+    stop.request_stop();
+    EXPECT_TRUE(client.core().watchdog.renews("job", owner));
+    EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
+    lock.async_unlock(owner).get();
+}
+
+TEST_F(Cancellation, FairWaiterStoppedBeforeItsFirstReplyLeavesTheQueue) {
+    Client holder_client(config()), waiter_client(config());
+    FairLock held(holder_client, "line"), wanted(waiter_client, "line");
+    held.lock();
+    const std::string owner = waiter_client.new_owner();
+    pause_writes(500ms);
+    std::stop_source stop;
+    auto waiter = wanted.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
+    stop.request_stop();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(waiter.get());
+    EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
+    EXPECT_EQ(raw->integer({"ZCARD", fair_deadlines}), 0);
+    expect_nothing_left(waiter_client, "redisson_lock__channel:{line}:" + owner);
+    held.unlock();
+}
+
+TEST_F(Cancellation, FairWaiterStoppedWhileQueuedLeavesTheQueue) {
+    Client holder_client(config()), waiter_client(config());
+    FairLock held(holder_client, "line"), wanted(waiter_client, "line");
+    held.lock();
+    const std::string owner = waiter_client.new_owner();
+    std::stop_source stop;
+    auto waiter = wanted.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{line}:" + owner) == 1; }));
+    ASSERT_EQ(raw->integer({"LLEN", fair_queue}), 1);
+    stop.request_stop();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(waiter.get());
+    EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
+    EXPECT_EQ(raw->integer({"ZCARD", fair_deadlines}), 0);
+    expect_nothing_left(waiter_client, "redisson_lock__channel:{line}:" + owner);
+    held.unlock();
+}
+
+TEST_F(Cancellation, FairLockStoppedDuringTheAttemptThatTakesItGivesItBack) {
+    Client client(config());
+    FairLock lock(client, "line");
+    const std::string owner = client.new_owner();
+    pause_writes(1s);
+    std::stop_source stop;
+    auto waiter = lock.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
+    stop.request_stop();
+    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+    EXPECT_FALSE(waiter.get());
+    EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
+    EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
+    expect_nothing_left(client, "redisson_lock__channel:{line}:" + owner);
+}
+
+}  // namespace
+}  // namespace holdfast::testing

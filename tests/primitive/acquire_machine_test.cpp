@@ -1,0 +1,355 @@
+// The acquire machine on its own: events in, actions out, no server, no clock.
+#include "primitive/acquire_machine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace holdfast::detail {
+namespace {
+
+using namespace std::chrono_literals;
+using Machine = AcquireMachine;
+using Kind = Machine::Action::Kind;
+using State = Machine::State;
+using K = std::vector<Kind>;
+
+const Machine::Clock::time_point t0{std::chrono::hours(1)};
+
+K kinds(const Machine::Actions& actions) {
+    K out;
+    for (const auto& a : actions) out.push_back(a.kind);
+    return out;
+}
+
+std::exception_ptr error(const char* what) { return std::make_exception_ptr(std::runtime_error(what)); }
+
+std::string what(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        return x.what();
+    }
+}
+
+Machine::Options gives_up_and_back() {
+    Machine::Options o;
+    o.gives_up = true;
+    o.gives_back = true;
+    return o;
+}
+
+// A waiter refused once and then confirmed subscribed: its attempt in flight.
+void to_subscribed_attempt(Machine& m) {
+    m.start();
+    m.attempt_replied(Attempt::refused(500), t0);
+    m.subscribed();
+    ASSERT_EQ(m.state(), State::attempting);
+}
+
+// ... and that attempt refused: asleep on the channel.
+void to_sleeping(Machine& m) {
+    to_subscribed_attempt(m);
+    m.attempt_replied(Attempt::refused(500), t0);
+    ASSERT_EQ(m.state(), State::sleeping);
+}
+
+TEST(AcquireMachine, ImmediateAcquireCompletesWithTheToken) {
+    Machine m({});
+    EXPECT_EQ(kinds(m.start()), (K{Kind::send_attempt}));
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(7), t0)), (K{Kind::complete}));
+    EXPECT_EQ(m.state(), State::done);
+    EXPECT_TRUE(m.outcome().acquired);
+    EXPECT_EQ(m.outcome().token, 7);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+TEST(AcquireMachine, RefusedSubscribesThenRetriesOnceSubscribed) {
+    Machine m({});
+    m.start();
+    // The timer first, the subscription last: an active channel confirms at once.
+    const auto first = m.attempt_replied(Attempt::refused(500), t0);
+    EXPECT_EQ(kinds(first), (K{Kind::arm_timer, Kind::subscribe}));
+    EXPECT_EQ(first[0].at, t0 + 500ms);
+    EXPECT_EQ(m.state(), State::sleeping);
+    // The release may have come before the subscription: try again.
+    EXPECT_EQ(kinds(m.subscribed()), (K{Kind::send_attempt}));
+    // Refused again: sleep, without subscribing twice.
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(400), t0 + 10ms)), (K{Kind::arm_timer}));
+    EXPECT_EQ(m.timer_at(), t0 + 410ms);
+    const auto woken = m.woken();
+    EXPECT_TRUE(woken.took_wake);
+    EXPECT_EQ(kinds(woken), (K{Kind::send_attempt}));
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0 + 20ms)), (K{Kind::unsubscribe, Kind::complete}));
+    EXPECT_TRUE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, SubscriptionConfirmedDuringAnAttemptRetriesAtOnce) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    EXPECT_TRUE(kinds(m.subscribed()).empty());  // a reconnect: messages may have been missed
+    EXPECT_EQ(m.state(), State::attempting_retry);
+    EXPECT_FALSE(m.woken().took_wake);  // due to retry anyway: the next waiter may have it
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::send_attempt}));
+}
+
+TEST(AcquireMachine, WakeUpDuringAnAttemptIsNotLost) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    // The attempt may have run before the release the wake-up announces.
+    const auto woken = m.woken();
+    EXPECT_TRUE(woken.took_wake);
+    EXPECT_TRUE(kinds(woken).empty());
+    EXPECT_EQ(m.state(), State::attempting_woken);
+    EXPECT_FALSE(m.woken().took_wake);  // one is enough: a second goes to the next waiter
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::send_attempt}));
+    EXPECT_EQ(m.state(), State::attempting);
+}
+
+TEST(AcquireMachine, WakeUpTakenThenGivenUpGoesToTheNextWaiter) {
+    Machine::Options o;
+    o.deadline = t0 + 1s;
+    o.gives_up = true;
+    Machine m(o);
+    to_subscribed_attempt(m);
+    EXPECT_TRUE(m.woken().took_wake);
+    // Refused at the deadline: it leaves, and the wake-up it cannot use goes on.
+    const auto end = m.attempt_replied(Attempt::refused(500), t0 + 1s);
+    EXPECT_EQ(kinds(end), (K{Kind::unsubscribe, Kind::pass_on, Kind::give_up}));
+    EXPECT_EQ(end[1].count, 1);
+    EXPECT_FALSE(end[1].after_self);
+    EXPECT_EQ(m.state(), State::leaving);
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+TEST(AcquireMachine, WakeUpTakenThenFailedGoesToTheNextWaiter) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    m.woken();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::failed(error("boom")), t0)),
+              (K{Kind::unsubscribe, Kind::pass_on, Kind::complete}));
+    EXPECT_EQ(what(m.outcome().error), "boom");
+}
+
+TEST(AcquireMachine, WakeUpTakenAndUsedIsNotHandedOn) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    m.woken();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0)), (K{Kind::unsubscribe, Kind::complete}));
+}
+
+TEST(AcquireMachine, PassOnRefusalHandsTheWakeUpToLaterWaitersOnly) {
+    Machine m({});
+    to_sleeping(m);
+    m.woken();
+    const auto refused = m.attempt_replied(Attempt::refused(-1, /*pass_on=*/true), t0);
+    EXPECT_EQ(kinds(refused), (K{Kind::pass_on, Kind::arm_timer}));
+    EXPECT_EQ(refused[0].count, 1);
+    EXPECT_TRUE(refused[0].after_self);
+    EXPECT_EQ(m.timer_at(), Machine::Clock::time_point::max());  // no TTL, no deadline
+}
+
+TEST(AcquireMachine, PassOnRefusalNotLedByAWakeUpHandsNothingOn) {
+    Machine m({});
+    to_sleeping(m);
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 500ms)), (K{Kind::send_attempt}));
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(-1, true), t0)), (K{Kind::arm_timer}));
+}
+
+TEST(AcquireMachine, PassOnRefusalAtTheDeadlineHandsItToEveryOtherWaiter) {
+    Machine::Options o;
+    o.deadline = t0 + 1s;
+    Machine m(o);
+    to_sleeping(m);
+    m.woken();
+    const auto end = m.attempt_replied(Attempt::refused(-1, true), t0 + 1s);
+    EXPECT_EQ(kinds(end), (K{Kind::unsubscribe, Kind::pass_on, Kind::complete}));
+    EXPECT_FALSE(end[1].after_self);
+}
+
+TEST(AcquireMachine, SleepsUntilTheHoldersTtl) {
+    Machine m({});
+    to_sleeping(m);
+    EXPECT_EQ(m.timer_at(), t0 + 500ms);
+    EXPECT_TRUE(kinds(m.timer_fired(t0 + 499ms)).empty());  // stale: from an earlier sleep
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 500ms)), (K{Kind::send_attempt}));
+    EXPECT_TRUE(kinds(m.timer_fired(t0 + 600ms)).empty());  // not sleeping
+    m.attempt_replied(Attempt::refused(-2), t0 + 600ms);   // released between checks
+    EXPECT_EQ(m.timer_at(), t0 + 600ms);
+    m.timer_fired(t0 + 600ms);
+    m.attempt_replied(Attempt::refused(std::numeric_limits<long long>::max()), t0);  // capped
+    EXPECT_EQ(m.timer_at(), t0 + 24h);
+}
+
+TEST(AcquireMachine, DeadlineBoundsTheSleepAndEndsTheWait) {
+    Machine::Options o;
+    o.deadline = t0 + 200ms;
+    Machine m(o);
+    to_sleeping(m);
+    EXPECT_EQ(m.timer_at(), t0 + 200ms);
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 200ms)), (K{Kind::unsubscribe, Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+TEST(AcquireMachine, DeadlinePastMeansOneAttempt) {
+    Machine::Options o;
+    o.deadline = t0;
+    Machine m(o);
+    EXPECT_EQ(kinds(m.start()), (K{Kind::send_attempt}));
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::complete}));
+}
+
+TEST(AcquireMachine, BackoffDoublesWithJitterAndNeverSubscribes) {
+    Machine::Options o;
+    o.backoff = Backoff{2ms, 8ms};
+    Machine m(o);
+    m.start();
+    const long long bounds[][2] = {{1, 2}, {2, 4}, {4, 8}, {4, 8}};
+    for (const auto& [low, high] : bounds) {
+        EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(-1), t0)), (K{Kind::arm_timer}));
+        EXPECT_GE(m.timer_at(), t0 + std::chrono::milliseconds(low));
+        EXPECT_LE(m.timer_at(), t0 + std::chrono::milliseconds(high));
+        EXPECT_EQ(kinds(m.timer_fired(m.timer_at())), (K{Kind::send_attempt}));
+    }
+    // Never past the holder's TTL; a wake-up is no business of a spinner's.
+    m.attempt_replied(Attempt::refused(0), t0);
+    EXPECT_EQ(m.timer_at(), t0);
+    EXPECT_FALSE(m.woken().took_wake);
+}
+
+TEST(AcquireMachine, CancelBeforeTheFirstReplyEndsAtThatReply) {
+    Machine m(gives_up_and_back());
+    m.start();
+    EXPECT_TRUE(kinds(m.cancel_requested()).empty());
+    EXPECT_EQ(m.state(), State::cancelling);
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::give_up}));
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+TEST(AcquireMachine, CancelBeforeTheFirstReplyThatAcquiresGivesItBack) {
+    Machine m(gives_up_and_back());
+    m.start();
+    m.cancel_requested();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(3), t0)), (K{Kind::give_back}));
+    EXPECT_EQ(m.state(), State::leaving);
+    EXPECT_TRUE(kinds(m.cancel_requested()).empty());
+    EXPECT_TRUE(kinds(m.closing(error("closing"))).empty());
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+TEST(AcquireMachine, CancelWithoutAGiveBackStepReportsWhatWasTaken) {
+    Machine m({});
+    m.start();
+    m.cancel_requested();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(3), t0)), (K{Kind::complete}));
+    EXPECT_TRUE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, CancelWhileSleepingLeavesAtOnce) {
+    Machine m(gives_up_and_back());
+    to_sleeping(m);
+    EXPECT_EQ(kinds(m.cancel_requested()), (K{Kind::unsubscribe, Kind::give_up}));
+    EXPECT_TRUE(kinds(m.timer_fired(t0 + 1s)).empty());
+    EXPECT_FALSE(m.woken().took_wake);
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, CancelDuringAnAttemptThatAcquiresGivesItBack) {
+    Machine m(gives_up_and_back());
+    to_subscribed_attempt(m);
+    m.cancel_requested();
+    EXPECT_FALSE(m.woken().took_wake);
+    // The release it gives back wakes the next waiter: nothing to hand on.
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0)), (K{Kind::unsubscribe, Kind::give_back}));
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, CancelWithAWakeUpTakenHandsItOnAtOnce) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    m.woken();
+    const auto cancel = m.cancel_requested();
+    EXPECT_EQ(kinds(cancel), (K{Kind::pass_on}));
+    EXPECT_FALSE(cancel[0].after_self);
+    EXPECT_FALSE(m.woken().took_wake);  // ... and declines it when it comes round
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::unsubscribe, Kind::complete}));
+}
+
+TEST(AcquireMachine, CancelDuringAnAttemptThatFailsIsNotAnError) {
+    Machine m({});
+    m.start();
+    m.cancel_requested();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::failed(error("boom")), t0)), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().error);
+    EXPECT_FALSE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, CancelAfterCompletionDoesNothing) {
+    Machine m(gives_up_and_back());
+    m.start();
+    m.attempt_replied(Attempt::acquired(), t0);
+    EXPECT_TRUE(kinds(m.cancel_requested()).empty());
+    EXPECT_TRUE(m.outcome().acquired);
+    EXPECT_EQ(m.state(), State::done);
+}
+
+TEST(AcquireMachine, ChannelRefusedWhileSleepingFailsAtOnce) {
+    Machine m(gives_up_and_back());
+    to_sleeping(m);
+    // The subscriber let its listeners go: nothing to unsubscribe.
+    EXPECT_EQ(kinds(m.channel_refused(error("NOPERM"))), (K{Kind::give_up}));
+    m.left();
+    EXPECT_EQ(what(m.outcome().error), "NOPERM");
+}
+
+TEST(AcquireMachine, ChannelRefusedDuringAnAttemptWaitsForIt) {
+    Machine taken({});
+    to_subscribed_attempt(taken);
+    EXPECT_TRUE(kinds(taken.channel_refused(error("NOPERM"))).empty());
+    EXPECT_EQ(taken.state(), State::failing);
+    EXPECT_EQ(kinds(taken.attempt_replied(Attempt::acquired(), t0)), (K{Kind::complete}));
+    EXPECT_TRUE(taken.outcome().acquired);
+
+    Machine refused({});
+    to_subscribed_attempt(refused);
+    refused.channel_refused(error("NOPERM"));
+    EXPECT_EQ(kinds(refused.attempt_replied(Attempt::refused(500), t0)), (K{Kind::complete}));
+    EXPECT_EQ(what(refused.outcome().error), "NOPERM");
+}
+
+TEST(AcquireMachine, ClientClosingEndsTheWaitWithItsError) {
+    Machine m(gives_up_and_back());
+    to_sleeping(m);
+    EXPECT_EQ(kinds(m.closing(error("closing"))), (K{Kind::unsubscribe, Kind::give_up}));
+    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(what(m.outcome().error), "closing");
+}
+
+TEST(AcquireMachine, ClientClosingDuringAnAttemptIgnoresItsReply) {
+    Machine m({});
+    to_subscribed_attempt(m);
+    m.woken();
+    EXPECT_EQ(kinds(m.closing(error("closing"))), (K{Kind::unsubscribe, Kind::pass_on, Kind::complete}));
+    EXPECT_TRUE(kinds(m.attempt_replied(Attempt::acquired(), t0)).empty());
+    EXPECT_FALSE(m.outcome().acquired);
+}
+
+TEST(AcquireMachine, ClientClosingBeforeTheStart) {
+    Machine m({});
+    EXPECT_EQ(kinds(m.closing(error("closing"))), (K{Kind::complete}));
+    EXPECT_TRUE(kinds(m.start()).empty());
+}
+
+}  // namespace
+}  // namespace holdfast::detail

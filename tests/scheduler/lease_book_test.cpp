@@ -1,0 +1,142 @@
+// The watchdog's bookkeeping on its own: no server, no clock, no timer.
+#include "scheduler/lease_book.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/lease.hpp"
+
+namespace holdfast::detail {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = LeaseBook::Clock;
+
+const Clock::time_point t0{std::chrono::hours(1)};
+const Script renew_a{"a", "", ""};
+const Script renew_b{"b", "", ""};
+constexpr auto lease = 30s;
+
+std::size_t one_shard(const std::string&) { return 0; }
+
+Reply replies(std::initializer_list<long long> each) {
+    Reply reply;
+    reply.type = Reply::Type::array;
+    for (long long i : each) {
+        Reply r;
+        r.type = Reply::Type::integer;
+        r.integer = i;
+        reply.elements.push_back(r);
+    }
+    return reply;
+}
+
+TEST(LeaseBook, ArmsForTheEarlierOfTheRenewalAndTheDeadline) {
+    LeaseBook book(lease, 100);
+    EXPECT_EQ(book.track(&renew_a, "lock", "a", "o", t0, lease, t0), t0 + lease / 3);
+    EXPECT_TRUE(book.renews("a", "o"));
+    // Armed already for earlier: nothing to re-arm.
+    EXPECT_EQ(book.track(&renew_a, "lock", "b", "o", t0, lease, t0 + 1s), std::nullopt);
+    // An explicit lease shorter than the renewal interval: watched, not renewed.
+    const auto deadline = t0 + 5s - lease_margin(5s);
+    EXPECT_EQ(book.track(nullptr, "lock", "c", "o", t0, 5s, t0), deadline);
+    EXPECT_FALSE(book.renews("c", "o"));
+    EXPECT_EQ(book.next_wake(), deadline);
+    EXPECT_EQ(book.tracked(), 3u);
+}
+
+TEST(LeaseBook, ADeadlinePassedUnrenewedLosesTheHoldUntilUntracked) {
+    LeaseBook book(lease, 100);
+    book.track(nullptr, "lock", "a", "o", t0, 5s, t0);
+    const auto deadline = t0 + 5s - lease_margin(5s);
+    const auto token = book.lease_lost("a", "o");
+    EXPECT_TRUE(book.expire(deadline - 1ms).empty());
+    auto lost = book.expire(deadline);
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].id, (LeaseBook::Id{"a", "o"}));
+    EXPECT_EQ(lost[0].kind, "lock");
+    lost[0].source.request_stop();  // the watchdog does, outside its mutex
+    EXPECT_TRUE(token.stop_requested());
+    EXPECT_EQ(book.lost_for("a", "o", deadline + 7ms), 7ms);
+    EXPECT_TRUE(book.expire(deadline + 1s).empty());  // told once
+    EXPECT_EQ(book.next_wake(), std::nullopt);        // nothing left to watch
+    EXPECT_EQ(book.tracked(), 1u);
+    // Taken again: a fresh hold, with a fresh token.
+    book.track(&renew_a, "lock", "a", "o", t0 + 10s, lease, t0 + 10s);
+    EXPECT_TRUE(book.renews("a", "o"));
+    EXPECT_FALSE(book.lease_lost("a", "o").stop_requested());
+    EXPECT_EQ(book.lost_for("a", "o", t0 + 10s), std::nullopt);
+    book.untrack("a", "o");
+    EXPECT_EQ(book.tracked(), 0u);
+}
+
+TEST(LeaseBook, RenewalsAreBatchedByScriptAndShard) {
+    LeaseBook book(lease, 2);
+    for (const char* key : {"a1", "a2", "a3", "x1"}) book.track(&renew_a, "lock", key, "o", t0, lease, t0);
+    book.track(&renew_b, "read lock", "b1", "o", t0, lease, t0);
+    book.track(nullptr, "lock", "explicit", "o", t0, lease, t0);
+    EXPECT_FALSE(book.renewal_due(t0 + lease / 3 - 1ms));
+    EXPECT_TRUE(book.renewal_due(t0 + lease / 3));
+    const auto batches = book.renewals(t0 + 10s, [](const std::string& key) { return key[0] == 'x' ? 1u : 0u; });
+    ASSERT_EQ(batches.size(), 4u);  // a/0: 2 + 1, a/1: 1, b: 1
+    std::size_t holds = 0;
+    for (const auto& batch : batches) {
+        EXPECT_LE(batch.holds.size(), 2u);
+        holds += batch.holds.size();
+        for (const auto& sent : batch.holds) {
+            EXPECT_EQ(batch.renew, sent.id.first[0] == 'b' ? &renew_b : &renew_a);
+            EXPECT_NE(sent.id.first, "explicit");
+        }
+    }
+    EXPECT_EQ(holds, 5u);
+    EXPECT_FALSE(book.renewal_due(t0 + 10s));
+    EXPECT_TRUE(book.renewal_due(t0 + 20s));
+}
+
+TEST(LeaseBook, ARenewalMovesTheDeadlineAndAGoneHoldIsLost) {
+    LeaseBook book(lease, 100);
+    book.track(&renew_a, "lock", "kept", "o", t0, lease, t0);
+    book.track(&renew_a, "fair lock", "gone", "o", t0, lease, t0);
+    const auto batches = book.renewals(t0 + 10s, one_shard);
+    ASSERT_EQ(batches.size(), 1u);
+    const auto& holds = batches[0].holds;
+    ASSERT_EQ(holds[0].id.first, "gone");  // by key
+    const auto token = book.lease_lost("gone", "o");
+    auto result = book.renewed(holds, replies({0, 1}), t0 + 10s);
+    EXPECT_EQ(result.kinds, (std::vector<std::string_view>{"lock"}));
+    ASSERT_EQ(result.lost.size(), 1u);
+    EXPECT_EQ(result.lost[0].kind, "fair lock");
+    result.lost[0].source.request_stop();
+    EXPECT_TRUE(token.stop_requested());
+    EXPECT_EQ(book.tracked(), 1u);  // the gone hold forgotten
+    // Trusted until a lease after the renewal was sent, less the margin.
+    EXPECT_TRUE(book.expire(t0 + 10s + lease - lease_margin(lease) - 1ms).empty());
+    EXPECT_EQ(book.expire(t0 + 10s + lease - lease_margin(lease)).size(), 1u);
+}
+
+TEST(LeaseBook, AReplyForAHoldReleasedAndTakenAgainIsIgnored) {
+    LeaseBook book(lease, 100);
+    book.track(&renew_a, "lock", "a", "o", t0, lease, t0);
+    const auto batches = book.renewals(t0 + 10s, one_shard);
+    book.untrack("a", "o");
+    EXPECT_EQ(book.kinds_of(batches[0].holds), (std::vector<std::string_view>{""}));
+    book.track(&renew_a, "lock", "a", "o", t0 + 11s, lease, t0 + 11s);
+    const auto result = book.renewed(batches[0].holds, replies({0}), t0 + 10s);
+    EXPECT_TRUE(result.kinds.empty());
+    EXPECT_TRUE(result.lost.empty());
+    EXPECT_TRUE(book.renews("a", "o"));
+    EXPECT_EQ(book.kinds_of(batches[0].holds), (std::vector<std::string_view>{"lock"}));
+}
+
+TEST(LeaseBook, RenewalStopsWhenNothingRenews) {
+    LeaseBook book(lease, 100);
+    book.track(&renew_a, "lock", "a", "o", t0, lease, t0);
+    EXPECT_EQ(book.next_wake(), t0 + lease / 3);
+    book.untrack("a", "o");
+    EXPECT_EQ(book.next_wake(), std::nullopt);
+    EXPECT_FALSE(book.renewal_due(t0 + 1h));
+    // The next hold arms again from its own time.
+    EXPECT_EQ(book.track(&renew_a, "lock", "b", "o", t0 + 1h, lease, t0 + 1h), t0 + 1h + lease / 3);
+}
+
+}  // namespace
+}  // namespace holdfast::detail
