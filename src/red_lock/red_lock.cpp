@@ -118,6 +118,18 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
             });
         });
     };
+    // A stop that lands while a round is in flight: what the round took goes
+    // back (members it did not take refuse, harmlessly), on the home loop.
+    request.give_back = [state = state_, owners, &home](std::function<void()> then) {
+        const auto& locks = state->locks();
+        detail::fan_out<std::exception_ptr>(
+            locks.size(), detail::every_member(locks.size()),
+            [&locks, &owners](std::size_t i, std::function<void(std::exception_ptr)> report) {
+                LockAccess::release(*locks[i], owners[i], std::move(report));
+            },
+            [](const Tally<std::exception_ptr>&) { return false; },
+            [&home, then = std::move(then)](const Tally<std::exception_ptr>&) { home.run_on_loop(then); });
+    };
     detail::acquire(home, std::move(request),
                     [state = state_, owners, used, renewed = !lease, valid_until, done = std::move(done)](
                         std::exception_ptr error, bool acquired, std::int64_t) {
