@@ -8,13 +8,28 @@
 
 namespace holdfast::detail {
 
-std::uint16_t crc16(std::string_view data) {
-    std::uint16_t crc = 0;
-    for (unsigned char byte : data) {
-        crc ^= static_cast<std::uint16_t>(byte << 8);
+namespace {
+
+// The CRC of each byte value, so that a key costs one lookup per byte rather
+// than eight shifts: every command hashes its key (8% of a cluster client's
+// instructions bit by bit).
+constexpr std::array<std::uint16_t, 256> crc16_table = [] {
+    std::array<std::uint16_t, 256> table{};
+    for (unsigned byte = 0; byte < 256; ++byte) {
+        auto crc = static_cast<std::uint16_t>(byte << 8);
         for (int bit = 0; bit < 8; ++bit)
             crc = static_cast<std::uint16_t>(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
+        table[byte] = crc;
     }
+    return table;
+}();
+
+}  // namespace
+
+std::uint16_t crc16(std::string_view data) {
+    std::uint16_t crc = 0;
+    for (unsigned char byte : data)
+        crc = static_cast<std::uint16_t>((crc << 8) ^ crc16_table[((crc >> 8) ^ byte) & 0xff]);
     return crc;
 }
 
