@@ -5,13 +5,23 @@
 #include <cstdint>
 #include <exception>
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace holdfast::detail {
 
 /// One per thread, reused by every blocking call the thread makes. It outlives
-/// each call, so the loop thread may still be inside notify_one() when the
+/// each call, so the loop thread may still be inside unpark() when the
 /// caller has already returned: that is why it is not on the caller's stack.
-/// A late notify from an earlier call only wakes the next wait spuriously,
-/// and the waiter re-checks the flag.
+/// A late wake from an earlier call only wakes the next wait spuriously,
+/// and the waiter re-checks the state.
+///
+/// A bare futex, not std::atomic::wait: libstdc++'s wait calls sched_yield()
+/// several times before it sleeps, and with many threads parked on two cores
+/// those yields were a fifth of the client's CPU time (a switch each). The
+/// waiter marks itself asleep, so unpark() skips the wake syscall when the
+/// result came before the caller parked.
 class Parker {
 public:
     static Parker& mine() {
@@ -19,19 +29,28 @@ public:
         return parker;
     }
 
-    void reset() { done_.store(0, std::memory_order_relaxed); }
+    void reset() { state_.store(waiting, std::memory_order_relaxed); }
 
     void unpark() {
-        done_.store(1, std::memory_order_release);
-        done_.notify_one();
+        if (state_.exchange(done, std::memory_order_acq_rel) == asleep) futex(FUTEX_WAKE_PRIVATE, 1);
     }
 
     void park() {
-        while (done_.load(std::memory_order_acquire) == 0) done_.wait(0, std::memory_order_acquire);
+        std::uint32_t state = waiting;
+        if (!state_.compare_exchange_strong(state, asleep, std::memory_order_acquire)) return;  // done already
+        // Returns at once if unpark() changed the state since; re-checked after any wake.
+        while (state_.load(std::memory_order_acquire) != done) futex(FUTEX_WAIT_PRIVATE, asleep);
     }
 
 private:
-    std::atomic<std::uint32_t> done_{0};
+    static constexpr std::uint32_t waiting = 0, done = 1, asleep = 2;
+
+    void futex(int op, std::uint32_t value) {
+        ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&state_), op, value, nullptr, nullptr, 0);
+    }
+
+    std::atomic<std::uint32_t> state_{waiting};
+    static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
 };
 
 /// The result of an asynchronous operation, set on the loop thread and read

@@ -105,10 +105,12 @@ private:
     /// Routes `request` again by the map after try_again_after (reading the
     /// map meanwhile if `reread`); the command was not run.
     void route_later(const std::shared_ptr<Request>& request, bool reread);
-    bool is_down(const ServerAddress& address) const;
-    void set_down(const ServerAddress& address, bool down);
+    /// A reply (or failure) of a request route() sent: redirects, retries, else the caller's handler.
+    void on_reply(const std::shared_ptr<Request>& request, std::exception_ptr error, Reply reply);
     /// The node's entry, connected on first use; mutex_ held.
     std::uint16_t node_index_locked(const ServerAddress& address);
+    /// The node serving `slot` (any node if none does); mutex_ held.
+    std::uint16_t owner_index_locked(std::size_t slot) const;
     std::shared_ptr<Connection> connection(const ServerAddress& address, std::size_t pick);
     bool apply(const std::vector<SlotRange>& ranges);
     void read_map(std::size_t attempt);

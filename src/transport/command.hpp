@@ -1,7 +1,8 @@
-// Encoding a command into RESP bytes (hiredis's formatter).
+// Encoding a command into RESP bytes.
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,7 +10,12 @@
 namespace holdfast::detail {
 
 /// RESP encoding of one command; args may hold any bytes.
-std::string encode_command(const std::vector<std::string_view>& args);
-std::string encode_command(std::initializer_list<std::string_view> args);
+std::string encode_command(std::span<const std::string_view> args);
+inline std::string encode_command(const std::vector<std::string_view>& args) {
+    return encode_command(std::span<const std::string_view>(args));
+}
+inline std::string encode_command(std::initializer_list<std::string_view> args) {
+    return encode_command(std::span<const std::string_view>(args.begin(), args.size()));
+}
 
 }  // namespace holdfast::detail

@@ -112,10 +112,32 @@ bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, 
                               config_.topology == Topology::sentinel ? std::string(encoded) : std::string()});
     if (writer_active_) return false;  // the active writer sends these too
     // Replies are due, so the loop will wake to read them and then send
-    // everything queued by then in one batch (flush_after_read).
-    if (awaiting_replies) return false;
+    // everything queued by then in one batch (flush_after_read); or it has
+    // just read them and is about to (flush_posted_).
+    if (awaiting_replies || flush_posted_) return false;
     writer_active_ = true;
     return true;
+}
+
+// Posted rather than run at once: it runs after the other replies the loop
+// has already read (other connections', in a cluster), so the callers those
+// replies woke have queued their next commands by then and go in the same
+// batch, instead of each sending its own (a syscall for the client and the
+// server per command).
+void Connection::flush_soon() {
+    {
+        std::lock_guard lock(mutex_);
+        if (flush_posted_ || writer_active_) return;
+        flush_posted_ = true;
+    }
+    asio::post(io_, [self = shared_from_this(), generation = generation_] {
+        if (generation != self->generation_) return;  // fail() cleared the flag
+        {
+            std::lock_guard lock(self->mutex_);
+            self->flush_posted_ = false;
+        }
+        self->flush_after_read();
+    });
 }
 
 void Connection::flush_after_read() {
@@ -477,7 +499,7 @@ void Connection::on_bytes(std::size_t n) {
         if (generation != generation_ || state_ == State::stopped) return;
     }
     if (tls_ec) return read_failed(tls_ec);
-    flush_after_read();
+    flush_soon();
     read_more();
 }
 
@@ -499,6 +521,7 @@ void Connection::fail(const std::string& why, Refusal refusal) {
         ++epoch_;
         output_.clear();
         writer_active_ = false;
+        flush_posted_ = false;
         in_flight.swap(in_flight_);
         ++generation_;
         asio::error_code ignored;

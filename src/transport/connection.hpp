@@ -35,9 +35,10 @@ using Locator = std::function<void(LocateHandler)>;
 /// Writes: on an idle connection (no reply due) the submitting thread sends
 /// its command itself with a non-blocking send(), so it costs no thread
 /// switch. While replies are due, commands queue up and the loop thread sends
-/// them in one batch right after it has read the next replies, so a busy
-/// connection costs one syscall per batch, not per command. Only a full socket
-/// buffer hands a write to the loop's async_write.
+/// them in one batch once it has handled the replies it read (those of every
+/// connection ready then), so a busy connection costs one syscall per batch,
+/// not per command. Only a full socket buffer hands a write to the loop's
+/// async_write.
 ///
 /// TLS (config.tls.enabled): the TLS handshake follows the TCP connect, then
 /// the same AUTH/SELECT/PING handshake. The TlsSession encrypts into memory,
@@ -140,6 +141,7 @@ private:
     /// Sends the output; `epoch` is the connection's when the caller became
     /// the writer, so a writer delayed past a reconnect cannot touch the new one.
     void drain(std::uint64_t epoch);
+    void flush_soon();
     void flush_after_read();
     void write_rest_async(std::string rest, std::uint64_t generation);
     void tls_handshake(std::string_view in, std::uint64_t generation);
@@ -175,6 +177,7 @@ private:
     std::uint64_t epoch_ = 0;       // bumps with every fail(): writers of an older one stand down
     std::string output_;            // bytes not yet handed to a writer
     bool writer_active_ = false;
+    bool flush_posted_ = false;     // flush_soon() will send what is queued
     std::deque<InFlight> in_flight_;
     std::deque<Pending> waiting_;   // submitted while not ready
     std::string last_error_;

@@ -1,7 +1,10 @@
 #include "transport/transport.hpp"
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <future>
+#include <span>
 
 #include "transport/command.hpp"
 
@@ -171,9 +174,18 @@ void Transport::dispatch(std::string_view key, std::string_view encoded, ReplyHa
 void Transport::eval(const Script& script, const std::vector<std::string_view>& keys,
                      const std::vector<std::string_view>& args, ReplyHandler handler) {
     const std::string numkeys = std::to_string(keys.size());
-    std::vector<std::string_view> argv{"EVALSHA", script.sha1, numkeys};
-    argv.insert(argv.end(), keys.begin(), keys.end());
-    argv.insert(argv.end(), args.begin(), args.end());
+    // Lock scripts take a handful of arguments: no vector to allocate for them.
+    std::array<std::string_view, 16> small;
+    std::vector<std::string_view> large;
+    std::span<std::string_view> argv(small.data(), 3 + keys.size() + args.size());
+    if (argv.size() > small.size()) {
+        large.resize(argv.size());
+        argv = large;
+    }
+    argv[0] = "EVALSHA";
+    argv[1] = script.sha1;
+    argv[2] = numkeys;
+    std::copy(args.begin(), args.end(), std::copy(keys.begin(), keys.end(), argv.begin() + 3));
     // A copy of the request, needed only if the server lost the script: then
     // it is read back (it is RESP too) and sent again as EVAL with the body,
     // to the same server (in a cluster: the one now serving the key).
