@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "common/message_of.hpp"
-#include "scheduler/lease.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
 
@@ -11,74 +10,46 @@ namespace holdfast::detail {
 
 Watchdog::Watchdog(Transport& transport, const Telemetry& telemetry, std::chrono::milliseconds lease,
                    std::size_t batch_size)
-    : transport_(transport), telemetry_(telemetry), lease_(lease), batch_size_(std::max<std::size_t>(1, batch_size)), timer_(transport.loop()) {}
+    : transport_(transport), telemetry_(telemetry), lease_(lease), timer_(transport.loop()), book_(lease, batch_size) {}
 
 Watchdog::~Watchdog() = default;
 
 void Watchdog::track(const Script* renew, std::string_view kind, const std::string& key, const std::string& owner,
                      Clock::time_point sent, std::chrono::milliseconds ttl) {
     std::lock_guard lock(mutex_);
-    auto [it, inserted] = entries_.try_emplace({key, owner});
-    Entry& entry = it->second;
-    if (inserted || entry.expired) {
-        // A hold lost locally and taken again starts afresh: the old token stays stopped.
-        entry = Entry{};
-        entry.generation = ++next_generation_;
-    }
-    if (renew) entry.renew = renew;
-    entry.kind = kind;
-    // This command set the TTL last (commands on one key keep their order).
-    entry.deadline = sent + ttl - lease_margin(ttl);
-    if (entry.renew && !next_renewal_) next_renewal_ = Clock::now() + lease_ / 3;
-    const auto wake = entry.renew ? std::min(entry.deadline, *next_renewal_) : entry.deadline;
-    if (!armed_for_ || wake < *armed_for_) {
-        armed_for_ = wake;
-        transport_.run_on_loop([this] { arm(); });
-    }
+    if (book_.track(renew, kind, key, owner, sent, ttl, Clock::now())) transport_.run_on_loop([this] { arm(); });
 }
 
 void Watchdog::untrack(const std::string& key, const std::string& owner) {
     std::lock_guard lock(mutex_);
-    entries_.erase({key, owner});
+    book_.untrack(key, owner);
 }
 
 std::stop_token Watchdog::lease_lost(const std::string& key, const std::string& owner) const {
     std::lock_guard lock(mutex_);
-    auto it = entries_.find({key, owner});
-    return it == entries_.end() ? std::stop_token{} : it->second.lost.get_token();
+    return book_.lease_lost(key, owner);
 }
 
 std::optional<std::chrono::milliseconds> Watchdog::lost_for(const std::string& key, const std::string& owner) const {
     std::lock_guard lock(mutex_);
-    auto it = entries_.find({key, owner});
-    if (it == entries_.end() || !it->second.expired) return std::nullopt;
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - it->second.deadline);
+    return book_.lost_for(key, owner, Clock::now());
 }
 
 bool Watchdog::renews(const std::string& key, const std::string& owner) const {
     std::lock_guard lock(mutex_);
-    auto it = entries_.find({key, owner});
-    return it != entries_.end() && it->second.renew && !it->second.expired;
+    return book_.renews(key, owner);
 }
 
 std::size_t Watchdog::tracked() const {
     std::lock_guard lock(mutex_);
-    return entries_.size();
+    return book_.tracked();
 }
 
 void Watchdog::arm() {
     std::optional<Clock::time_point> wake;
     {
         std::lock_guard lock(mutex_);
-        bool renewing = false;
-        for (const auto& [id, entry] : entries_) {
-            if (entry.expired) continue;
-            renewing = renewing || entry.renew;
-            if (!wake || entry.deadline < *wake) wake = entry.deadline;
-        }
-        if (!renewing) next_renewal_.reset();
-        if (next_renewal_ && (!wake || *next_renewal_ < *wake)) wake = next_renewal_;
-        armed_for_ = wake;
+        wake = book_.next_wake();
     }
     if (!wake) return;  // nothing to do; the next track() arms again
     timer_.expires_at(*wake);
@@ -89,27 +60,19 @@ void Watchdog::arm() {
 
 void Watchdog::on_timer() {
     const auto now = Clock::now();
-    std::vector<Loss> lost;
+    std::vector<LeaseBook::Loss> lost;
     bool renewal_due;
     {
         std::lock_guard lock(mutex_);
-        for (auto& [id, entry] : entries_)
-            if (!entry.expired && entry.deadline <= now)
-                lose(id, entry, "no renewal confirmed for a whole lease (the server unreachable, paused or refusing)",
-                     lost);
-        renewal_due = next_renewal_ && *next_renewal_ <= now;
+        lost = book_.expire(now);
+        renewal_due = book_.renewal_due(now);
     }
     tell_lost(lost);
     if (renewal_due) renew_all(now);
     arm();
 }
 
-void Watchdog::lose(const Id& id, Entry& entry, std::string why, std::vector<Loss>& lost) {
-    entry.expired = true;
-    lost.push_back({entry.lost, entry.kind, id, std::move(why)});
-}
-
-void Watchdog::tell_lost(std::vector<Loss>& lost) {
+void Watchdog::tell_lost(std::vector<LeaseBook::Loss>& lost) {
     // Outside the mutex: stop callbacks are user code, and so is the event handler.
     for (auto& loss : lost) {
         loss.source.request_stop();
@@ -130,10 +93,7 @@ void Watchdog::renewal_failed(const std::vector<Sent>& batch, const std::string&
     std::vector<std::string_view> kinds;
     {
         std::lock_guard lock(mutex_);
-        for (const Sent& sent : batch) {
-            auto it = entries_.find(sent.id);
-            kinds.push_back(it == entries_.end() ? std::string_view{} : it->second.kind);
-        }
+        kinds = book_.kinds_of(batch);
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {
         if (kinds[i].empty()) continue;  // unlocked meanwhile
@@ -148,57 +108,40 @@ void Watchdog::renewal_failed(const std::vector<Sent>& batch, const std::string&
     }
 }
 
-// Groups the renewed holds by renew script and shard, up to batch_size_ keys per call.
+// The renewed holds by renew script and shard, up to batch_size keys per call.
 void Watchdog::renew_all(Clock::time_point now) {
-    std::map<std::pair<const Script*, std::size_t>, std::vector<Sent>> groups;
+    std::vector<LeaseBook::Batch> batches;
     {
         std::lock_guard lock(mutex_);
-        for (const auto& [id, entry] : entries_)
-            if (entry.renew && !entry.expired)
-                groups[{entry.renew, transport_.shard_of(id.first)}].push_back({id, entry.generation});
-        next_renewal_ = now + lease_ / 3;
+        batches = book_.renewals(now, [this](const std::string& key) { return transport_.shard_of(key); });
     }
+    for (auto& batch : batches)
+        send_renewal(*batch.renew, std::make_shared<std::vector<Sent>>(std::move(batch.holds)), now);
+}
+
+void Watchdog::send_renewal(const Script& renew, std::shared_ptr<std::vector<Sent>> batch, Clock::time_point now) {
     const std::string lease = std::to_string(lease_.count());
-    for (auto& [group, ids] : groups) {
-        for (std::size_t start = 0; start < ids.size(); start += batch_size_) {
-            auto batch = std::make_shared<std::vector<Sent>>(
-                ids.begin() + static_cast<std::ptrdiff_t>(start),
-                ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), start + batch_size_)));
-            std::vector<std::string_view> keys, args{lease};
-            for (const auto& sent : *batch) {
-                keys.push_back(sent.id.first);
-                args.push_back(sent.id.second);
-            }
-            transport_.eval(*group.first, keys, args, [this, batch, now](std::exception_ptr error, Reply reply) {
-                // A transport or server error changes nothing: the next tick
-                // retries, and the local deadline ends a hold never confirmed.
-                if (!error && reply.is_array()) return on_renewed(*batch, reply, now);
-                renewal_failed(*batch, error ? message_of(error) : "the server refused the renewal: " + reply.str);
-            });
-        }
+    std::vector<std::string_view> keys, args{lease};
+    for (const auto& sent : *batch) {
+        keys.push_back(sent.id.first);
+        args.push_back(sent.id.second);
     }
+    transport_.eval(renew, keys, args, [this, batch, now](std::exception_ptr error, Reply reply) {
+        // A transport or server error changes nothing: the next tick
+        // retries, and the local deadline ends a hold never confirmed.
+        if (!error && reply.is_array()) return on_renewed(*batch, reply, now);
+        renewal_failed(*batch, error ? message_of(error) : "the server refused the renewal: " + reply.str);
+    });
 }
 
 void Watchdog::on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent) {
-    std::vector<Loss> lost;
-    std::vector<std::string_view> renewed;
+    LeaseBook::Renewed result;
     {
         std::lock_guard lock(mutex_);
-        for (std::size_t i = 0; i < batch.size() && i < reply.elements.size(); ++i) {
-            auto it = entries_.find(batch[i].id);
-            // Unlocked (and maybe re-taken) meanwhile, or already lost locally.
-            if (it == entries_.end() || it->second.generation != batch[i].generation || it->second.expired) continue;
-            if (reply.elements[i].integer == 1) {
-                it->second.deadline = sent + lease_ - lease_margin(lease_);
-                renewed.push_back(it->second.kind);
-                continue;
-            }
-            lose(it->first, it->second, "the server no longer holds it for this owner (expired, deleted or taken)", lost);
-            entries_.erase(it);
-        }
+        result = book_.renewed(batch, reply, sent);
     }
-    for (std::string_view kind : renewed) telemetry_.renewed(kind);
-    tell_lost(lost);
+    for (std::string_view kind : result.kinds) telemetry_.renewed(kind);
+    tell_lost(result.lost);
 }
 
 }  // namespace holdfast::detail

@@ -6,13 +6,15 @@
 #include <asio.hpp>
 
 #include <chrono>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "scheduler/lease_book.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
 
@@ -67,50 +69,27 @@ public:
     std::chrono::milliseconds lease() const { return lease_; }
 
 private:
-    struct Entry {
-        const Script* renew = nullptr;
-        std::string_view kind;
-        std::stop_source lost;
-        std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
-        Clock::time_point deadline;    // local lease deadline
-        bool expired = false;          // the deadline passed: no longer renewed, kept until untracked
-    };
-    using Id = std::pair<std::string, std::string>;  // key, owner
-    struct Sent {
-        Id id;
-        std::uint64_t generation;
-    };
+    using Sent = LeaseBook::Sent;
 
     /// Loop thread: sets the timer to the next renewal or deadline, whichever is first.
     void arm();
     void on_timer();
     void renew_all(Clock::time_point now);
+    /// Sends one renew script call for `batch` (holds of one script and shard).
+    void send_renewal(const Script& renew, std::shared_ptr<std::vector<Sent>> batch, Clock::time_point now);
     void on_renewed(const std::vector<Sent>& batch, const Reply& reply, Clock::time_point sent);
     /// A renewal command failed: each hold it carried is told as renewal_failed.
     void renewal_failed(const std::vector<Sent>& batch, const std::string& why);
-    /// What a lost hold tells telemetry, made under mutex_ and told outside it.
-    struct Loss {
-        std::stop_source source;
-        std::string_view kind;
-        Id id;
-        std::string why;
-    };
-    /// Under mutex_: marks `entry` lost, for the caller to tell outside it.
-    void lose(const Id& id, Entry& entry, std::string why, std::vector<Loss>& lost);
     /// Outside mutex_: stops the holds' tokens (user code) and tells telemetry.
-    void tell_lost(std::vector<Loss>& lost);
+    void tell_lost(std::vector<LeaseBook::Loss>& lost);
 
     Transport& transport_;
     const Telemetry& telemetry_;
     const std::chrono::milliseconds lease_;
-    const std::size_t batch_size_;
     asio::steady_timer timer_;
 
     mutable std::mutex mutex_;
-    std::map<Id, Entry> entries_;
-    std::optional<Clock::time_point> armed_for_;    // when the timer fires; nullopt: not armed
-    std::optional<Clock::time_point> next_renewal_;  // while some entry renews
-    std::uint64_t next_generation_ = 0;
+    LeaseBook book_;  // what to renew, what is lost, local deadlines
 };
 
 }  // namespace holdfast::detail
