@@ -36,6 +36,22 @@ public:
     using ConnectionError::ConnectionError;
 };
 
+/// A command got no reply within Config::timeout (the server stalled, paused
+/// or overloaded). The connection was dropped and is being remade; the command
+/// may or may not have run.
+class HOLDFAST_EXPORT ReplyTimeoutError : public ConnectionError {
+public:
+    using ConnectionError::ConnectionError;
+};
+
+/// The peer does not speak RESP (not a Redis server, or a TLS port reached
+/// without TLS), or sent a reply nothing asked for. Retrying cannot help:
+/// check the address and the scheme (redis:// or rediss://).
+class HOLDFAST_EXPORT ProtocolError : public ConnectionError {
+public:
+    using ConnectionError::ConnectionError;
+};
+
 /// The server answered a command with an error reply (-ERR, -OOM, ...).
 class HOLDFAST_EXPORT ServerError : public Error {
 public:

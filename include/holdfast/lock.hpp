@@ -160,8 +160,8 @@ public:
     /// client's event loop thread. `wait` zero means try once; nullopt lease
     /// means watchdog-renewed. The future throws what the blocking forms throw.
     /// `stop`, once requested, ends the wait as if its time were up (a fair
-    /// waiter leaves its queue): false, unless the attempt then in flight took
-    /// the lock, which the future then says.
+    /// waiter leaves its queue): false, and nothing left held (a hold the
+    /// attempt then in flight took is given back first).
     std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);

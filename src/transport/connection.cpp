@@ -19,6 +19,17 @@ std::exception_ptr connection_error(const std::string& message) {
     return std::make_exception_ptr(ConnectionError(message));
 }
 
+std::exception_ptr typed_error(Connection::Failure failure, const std::string& message) {
+    switch (failure) {
+        case Connection::Failure::auth: return std::make_exception_ptr(AuthError(message));
+        case Connection::Failure::tls: return std::make_exception_ptr(TlsError(message));
+        case Connection::Failure::timeout: return std::make_exception_ptr(ReplyTimeoutError(message));
+        case Connection::Failure::protocol: return std::make_exception_ptr(ProtocolError(message));
+        case Connection::Failure::other: break;
+    }
+    return connection_error(message);
+}
+
 }  // namespace
 
 Connection::Connection(asio::io_context& io, const Config& config)
@@ -324,7 +335,7 @@ void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
         });
     };
     if (ec) {
-        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Refusal::tls);
+        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Failure::tls);
         return fail("TLS handshake failed: " + ec.message());
     }
     if (out->empty()) return next({}, 0);
@@ -385,10 +396,10 @@ void Connection::send_handshake() {
                     if (is_auth)
                         return self->fail(
                             "AUTH refused (" + reply.str + "); check the user name and password in the URL",
-                            Refusal::auth);
+                            Failure::auth);
                     return self->fail("the server refused the connection setup (" + reply.str +
                                           "); check the password and database number in the URL",
-                                      Refusal::auth);
+                                      Failure::auth);
                 }
                 if (--self->handshake_replies_ == 0) self->became_ready();
             };
@@ -440,7 +451,7 @@ void Connection::read_failed(const asio::error_code& ec) {
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
-        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Refusal::tls);
+        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Failure::tls);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"
@@ -464,7 +475,7 @@ void Connection::on_bytes(std::size_t n) {
             if (first) reader_.feed(bytes.data(), bytes.size());
             reply = reader_.next();
         } catch (const std::runtime_error& e) {
-            return fail(std::string(e.what()) + " (is this a Redis server?)");
+            return fail(std::string(e.what()) + " (is this a Redis server?)", Failure::protocol);
         }
         if (!reply) break;
         InFlight answered;
@@ -493,7 +504,7 @@ void Connection::on_bytes(std::size_t n) {
         } else if (on_push) {
             on_push(std::move(*reply));
         } else {
-            return fail("the server sent a reply nobody asked for: " + reply->describe());
+            return fail("the server sent a reply nobody asked for: " + reply->describe(), Failure::protocol);
         }
         // A handler may have failed or stopped the connection.
         if (generation != generation_ || state_ == State::stopped) return;
@@ -504,7 +515,7 @@ void Connection::on_bytes(std::size_t n) {
 }
 
 // Closes the socket, fails what was in flight, and schedules a reconnect.
-void Connection::fail(const std::string& why, Refusal refusal) {
+void Connection::fail(const std::string& why, Failure failure) {
     std::deque<InFlight> in_flight;
     bool was_established, was_ready;
     {
@@ -535,16 +546,14 @@ void Connection::fail(const std::string& why, Refusal refusal) {
     }
     const std::string message = "holdfast: connection to " + server_ + " lost (" + why + ")" +
                                 (was_established ? "; the command may or may not have run" : "");
-    auto error = refusal == Refusal::auth  ? std::make_exception_ptr(AuthError(message))
-                 : refusal == Refusal::tls ? std::make_exception_ptr(TlsError(message))
-                                           : connection_error(message);
+    auto error = typed_error(failure, message);
     if (was_established && on_lost) on_lost();
     for (auto& f : in_flight)
         if (f.handler) f.handler(error, Reply{});
-    // Retrying cannot fix refused credentials or certificates: fail the waiting commands now.
-    const std::string refused = "holdfast: " + server_ + ": " + why;
-    if (refusal == Refusal::auth) fail_waiting(std::make_exception_ptr(AuthError(refused)), true);
-    if (refusal == Refusal::tls) fail_waiting(std::make_exception_ptr(TlsError(refused)), true);
+    // Retrying cannot fix refused credentials or certificates, nor a peer
+    // that does not speak RESP: fail the waiting commands now.
+    if (failure == Failure::auth || failure == Failure::tls || failure == Failure::protocol)
+        fail_waiting(typed_error(failure, "holdfast: " + server_ + ": " + why), true);
     schedule_reconnect();
 }
 
@@ -572,7 +581,8 @@ void Connection::watch() {
             std::lock_guard lock(self->mutex_);
             stalled = !self->in_flight_.empty() && self->in_flight_.front().sent + self->config_.timeout <= now;
         }
-        if (stalled) self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms");
+        if (stalled)
+            self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", Failure::timeout);
         self->refresh_role(now);
         self->fail_waiting(nullptr, false);
         self->watch();

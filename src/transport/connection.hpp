@@ -62,6 +62,10 @@ using Locator = std::function<void(LocateHandler)>;
 /// commands behind it too.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
+    /// What a failure was: the error type its commands get (connection.cpp's
+    /// typed_error). auth, tls and protocol fail the waiting commands too.
+    enum class Failure { other, auth, tls, timeout, protocol };
+
     Connection(asio::io_context& io, const Config& config);
     ~Connection();
 
@@ -111,8 +115,6 @@ public:
 private:
     // tls: TCP connected, TLS handshake under way; handshake: AUTH/SELECT/PING.
     enum class State { idle, connecting, tls, handshake, ready, backoff, stopped };
-    // Failures retrying cannot fix fail the waiting commands at once, as this error.
-    enum class Refusal { none, auth, tls };
     using Clock = std::chrono::steady_clock;
     struct Pending {
         std::string encoded;
@@ -148,7 +150,7 @@ private:
     void read_more();
     void read_failed(const asio::error_code& ec);
     void on_bytes(std::size_t n);
-    void fail(const std::string& why, Refusal refusal = Refusal::none);
+    void fail(const std::string& why, Failure failure = Failure::other);
     void schedule_reconnect();
     void watch();
     void refresh_role(Clock::time_point now);

@@ -87,14 +87,27 @@ TEST_F(Servers, AMissingUnixSocketIsAConnectionError) {
     EXPECT_TRUE(mentions(error_of<ConnectionError>(client), {c.unix_socket, "No such file"}));
 }
 
+// A ProtocolError, and at once: only the failure itself fails the waiting
+// commands with that type (the timeout would give a plain ConnectionError).
 TEST_F(Servers, AWebServerIsNamedAsNotRedis) {
     FakeServer web = FakeServer::http();
     Config c = config();
     c.port = web.port();
-    c.timeout = 500ms;
+    c.timeout = 60s;
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<ConnectionError>(client), {web.name(), "not RESP", "is this a Redis server?"}));
+    EXPECT_TRUE(mentions(error_of<ProtocolError>(client), {web.name(), "not RESP", "is this a Redis server?"}));
     EXPECT_GE(web.accepted(), 1);
+}
+
+TEST_F(Servers, APausedServerIsAReplyTimeout) {
+    Config c = config();
+    c.timeout = 500ms;
+    Client client(c);
+    Lock lock(client, "job");
+    server->pause();
+    const std::string what = error_of<ReplyTimeoutError>([&] { lock.lock(); });
+    server->resume();
+    EXPECT_TRUE(mentions(what, {server_name(), "no reply within 500 ms", "may or may not have run"})) << what;
 }
 
 TEST_F(Servers, APeerThatNeverAnswersIsAConnectionError) {
