@@ -1,5 +1,6 @@
 #include "sentinel_group.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -72,6 +73,17 @@ SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> s
     }
     // Until then a failover cannot happen: no quorum, or nothing to promote.
     wait_until_sentinels_agree();
+}
+
+void SentinelGroup::keep_logs(const std::string& to) const {
+    std::filesystem::create_directories(to);
+    auto copy = [&to](const RedisServer& process, const std::string& as) {
+        std::error_code ignored;  // a log not written yet: nothing to keep
+        std::filesystem::copy_file(process.dir() + "/redis.log", to + "/" + as + "-" + std::to_string(process.port()) + ".log",
+                                   std::filesystem::copy_options::overwrite_existing, ignored);
+    };
+    for (const auto& node : nodes) copy(*node, "node");
+    for (const auto& sentinel : sentinels) copy(*sentinel, "sentinel");
 }
 
 std::string SentinelGroup::url() const {

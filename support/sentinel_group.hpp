@@ -62,6 +62,11 @@ public:
     /// Waits until every reachable sentinel names a master other than `old_port`; returns it.
     std::uint16_t wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within = std::chrono::seconds(30));
 
+    /// Copies every process's log (redis.log in its temp dir, gone with the
+    /// group) into directory `to`, as node-PORT.log and sentinel-PORT.log:
+    /// what the sentinels saw and decided, to explain a slow failover later.
+    void keep_logs(const std::string& to) const;
+
 private:
     /// The plain port of the node a sentinel names by `named` (its TLS port, with TLS).
     std::uint16_t plain_port(std::uint16_t named) const;

@@ -83,12 +83,13 @@ struct TlsConfig {
 enum class ShardedSubscription { automatic, on, off };
 
 /// Waiting for replicas after a lock's write (Redisson's synced writes):
-/// `WAIT <connected replicas> <replica_sync_timeout>` after each acquire and
-/// release, where the master has replicas.
+/// `WAIT <connected replicas> <replica_sync_timeout>` after each acquire,
+/// release and watchdog renewal, where the master has replicas.
 enum class ReplicaSync {
     off,       ///< no WAIT
     wait,      ///< WAIT, then go on however many replicas acknowledged
-    required,  ///< WAIT; an acquire no replica acknowledged is given back and fails (ReplicaSyncError)
+    required,  ///< WAIT; an acquire no replica acknowledged is given back and fails (ReplicaSyncError),
+               ///< a renewal none acknowledged counts as failed (renewal_failed event)
 };
 
 struct HOLDFAST_EXPORT Config {

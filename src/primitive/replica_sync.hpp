@@ -5,11 +5,18 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "transport/transport.hpp"
 
 namespace holdfast::detail {
 
-class Transport;
+/// Why a write's WAIT (Transport::sync_replicas) fell short: the master has
+/// replicas but none acknowledged the write, or the WAIT failed. nullopt if
+/// it did not fall short.
+std::optional<std::string> unsynced(const Transport& transport, const std::exception_ptr& error,
+                                    const Transport::ReplicaAck& ack);
 
 /// After an acquire of `subject` (e.g. "lock 'orders'") whose key is `key`.
 /// ReplicaSync::required and no replica acknowledged (or the WAIT failed):

@@ -179,6 +179,31 @@ TEST_F(Sentinel, AKilledMasterRestartedRejoinsAsAReplicaWithinSeconds) {
     EXPECT_NE(text.find("replicaof 127.0.0.1 " + std::to_string(new_port)), std::string::npos) << text;
 }
 
+// What the checker keeps of a slow failover: every process's log, the
+// sentinels' with their decisions in it.
+TEST_F(Sentinel, KeepsEveryProcessLogWithTheSentinelsDecisions) {
+    const auto old_port = group.master_port();
+    const auto new_port = group.failover();
+    char pattern[] = "/tmp/holdfast-sentinel-logs-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    const std::string to = pattern;
+    group.keep_logs(to + "/logs");
+    std::size_t logs = 0;
+    std::string sentinel_text;
+    for (const auto& entry : std::filesystem::directory_iterator(to + "/logs")) {
+        ++logs;
+        if (entry.path().filename().string().rfind("sentinel-", 0) != 0) continue;
+        std::ifstream file(entry.path());
+        sentinel_text += std::string{std::istreambuf_iterator<char>(file), {}};
+    }
+    std::filesystem::remove_all(to);
+    EXPECT_EQ(logs, 5u);
+    EXPECT_NE(sentinel_text.find("+switch-master " + group.master_name() + " 127.0.0.1 " + std::to_string(old_port) +
+                                 " 127.0.0.1 " + std::to_string(new_port)),
+              std::string::npos)
+        << sentinel_text;
+}
+
 TEST_F(Sentinel, TheCliRunsACommandUnderALockBehindSentinels) {
     const auto dir = std::filesystem::temp_directory_path();
     const auto done = Cli({"--url", group.url(), "run", "sentinel-job", "--", "true"}, dir, {}).wait();

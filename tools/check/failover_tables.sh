@@ -1,7 +1,7 @@
 #!/bin/sh
 # The failover tables of RELIABILITY.md ("Failover tables (issue 10)"):
-# sentinel-failover and sentinel-kill-master, RLock with replica sync off and
-# required, FencedLock with it off; one run at a time (a shared machine).
+# sentinel-failover and sentinel-kill-master, RLock and FencedLock with replica
+# sync off and required; one run at a time (a shared machine).
 #   tools/check/failover_tables.sh [BUILD_DIR] [RUNS] [OUT_DIR]
 set -eu
 build=${1:-build-asan}
@@ -9,7 +9,7 @@ runs=${2:-20}
 out=${3:-$(mktemp -d /tmp/holdfast-failover-XXXXXX)}
 check="$build/tools/check/holdfast-check"
 [ -x "$check" ] || { echo "no $check: build the holdfast_check target first" >&2; exit 2; }
-for case in "rlock off" "rlock required" "fenced off"; do
+for case in "rlock off" "rlock required" "fenced off" "fenced required"; do
     set -- $case
     "$check" --nemesis sentinel-failover,sentinel-kill-master --primitive "$1" --replica-sync "$2" \
         --runs "$runs" --seed 1 --lease 500ms --duration 8s --quiet --out "$out/$1-$2" >/dev/null || true

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "check.hpp"
@@ -34,6 +35,9 @@ public:
     bool strike();
     /// How long to wait before the next strike: 1 to 3 leases.
     Duration gap();
+    /// Failovers slower than this deployment's usual (named after more than
+    /// 3 s, or the old master not back within 10 s), as the fault log says them.
+    const std::vector<std::string>& unusual() const { return unusual_; }
 
 private:
     bool hit_holder(Nemesis kind);
@@ -57,6 +61,7 @@ private:
     support::SentinelGroup* sentinels_;  // the deployment the sentinel-* nemeses fail over; else null
     support::RedisCluster* cluster_;     // the cluster the cluster-* nemeses act on; else null
     Nanos last_failover_ = 0;            // when the last cluster failover ended
+    std::vector<std::string> unusual_;
 };
 
 }  // namespace holdfast::check

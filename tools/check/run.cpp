@@ -147,6 +147,18 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     if (o.progress && ::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);
 
     RunResult result = check_run(facts);
+    // The deployment's logs go with its temp dirs: keep them where the run
+    // failed or a failover was unusually slow, to explain it later.
+    if (sentinels && (result.violations() || !nemesis.unusual().empty())) {
+        const std::string logs = dir + "/deployment-logs";
+        sentinels->keep_logs(logs);
+        std::string why = result.violations() ? "the run failed\n" : "";
+        for (const auto& u : nemesis.unusual()) why += u + "\n";
+        std::ofstream(logs + "/why.txt") << why;
+        std::fprintf(stderr, "holdfast-check: %s seed %llu: %s; the sentinels' and servers' logs are in %s\n",
+                     spec.scenario.name().c_str(), static_cast<unsigned long long>(spec.seed),
+                     result.violations() ? "violations" : "unusually slow failover", logs.c_str());
+    }
     result.scenario = spec.scenario.name();
     result.primitive = spec.primitive;
     result.seed = spec.seed;
