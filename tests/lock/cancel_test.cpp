@@ -10,6 +10,9 @@
 namespace holdfast::testing {
 namespace {
 
+const std::string fair_queue = "redisson_lock_queue:{line}";
+const std::string fair_deadlines = "redisson_lock_timeout:{line}";
+
 class Cancellation : public RedisTest {
 protected:
     // Holds every write (scripts included) on the server for `how_long`, so
@@ -25,10 +28,20 @@ protected:
         EXPECT_EQ(core.watchdog.tracked(), 0u) << "a renewal was left behind";
         EXPECT_EQ(core.holds.size(), 0u) << "a hold was recorded";
     }
+
+    // The stopped wait ended, untaken.
+    static void expect_stopped(std::future<bool>& waiter) {
+        ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
+        EXPECT_FALSE(waiter.get());
+    }
+
+    // A stopped fair waiter left the queue and its deadline.
+    void expect_queue_empty() {
+        EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
+        EXPECT_EQ(raw->integer({"ZCARD", fair_deadlines}), 0);
+    }
 };
 
-const std::string fair_queue = "redisson_lock_queue:{line}";
-const std::string fair_deadlines = "redisson_lock_timeout:{line}";
 
 TEST_F(Cancellation, StoppedWhileWaitingLeavesTheChannel) {
     Client holder_client(config()), waiter_client(config());
@@ -38,8 +51,7 @@ TEST_F(Cancellation, StoppedWhileWaitingLeavesTheChannel) {
     auto waiter = wanted.async_try_lock(waiter_client.new_owner(), 30s, std::nullopt, stop.get_token());
     ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{job}") == 1; }));
     stop.request_stop();
-    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-    EXPECT_FALSE(waiter.get());
+    expect_stopped(waiter);
     expect_nothing_left(waiter_client, "redisson_lock__channel:{job}");
     EXPECT_EQ(raw->integer({"HLEN", "job"}), 1);  // the holder's alone
     held.unlock();
@@ -52,8 +64,7 @@ TEST_F(Cancellation, StoppedDuringAnAttemptThatTakesTheLockGivesItBack) {
     std::stop_source stop;
     auto waiter = lock.async_try_lock(client.new_owner(), 30s, std::nullopt, stop.get_token());
     stop.request_stop();
-    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-    EXPECT_FALSE(waiter.get());
+    expect_stopped(waiter);
     // Given back before the caller was told.
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
     expect_nothing_left(client, "redisson_lock__channel:{job}");
@@ -98,10 +109,8 @@ TEST_F(Cancellation, FairWaiterStoppedBeforeItsFirstReplyLeavesTheQueue) {
     std::stop_source stop;
     auto waiter = wanted.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
     stop.request_stop();
-    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-    EXPECT_FALSE(waiter.get());
-    EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
-    EXPECT_EQ(raw->integer({"ZCARD", fair_deadlines}), 0);
+    expect_stopped(waiter);
+    expect_queue_empty();
     expect_nothing_left(waiter_client, "redisson_lock__channel:{line}:" + owner);
     held.unlock();
 }
@@ -116,10 +125,8 @@ TEST_F(Cancellation, FairWaiterStoppedWhileQueuedLeavesTheQueue) {
     ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{line}:" + owner) == 1; }));
     ASSERT_EQ(raw->integer({"LLEN", fair_queue}), 1);
     stop.request_stop();
-    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-    EXPECT_FALSE(waiter.get());
-    EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
-    EXPECT_EQ(raw->integer({"ZCARD", fair_deadlines}), 0);
+    expect_stopped(waiter);
+    expect_queue_empty();
     expect_nothing_left(waiter_client, "redisson_lock__channel:{line}:" + owner);
     held.unlock();
 }
@@ -132,8 +139,7 @@ TEST_F(Cancellation, FairLockStoppedDuringTheAttemptThatTakesItGivesItBack) {
     std::stop_source stop;
     auto waiter = lock.async_try_lock(owner, 30s, std::nullopt, stop.get_token());
     stop.request_stop();
-    ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-    EXPECT_FALSE(waiter.get());
+    expect_stopped(waiter);
     EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
     EXPECT_EQ(raw->integer({"LLEN", fair_queue}), 0);
     expect_nothing_left(client, "redisson_lock__channel:{line}:" + owner);
