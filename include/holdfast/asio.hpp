@@ -20,6 +20,7 @@
 #include <stop_token>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "holdfast/count_down_latch.hpp"
@@ -44,7 +45,10 @@ inline std::exception_ptr aborted() {
 template <class Handler>
 struct Pending {
     using Executor = asio::associated_executor_t<Handler>;
-    using Work = decltype(asio::prefer(std::declval<Executor>(), asio::execution::outstanding_work.tracked));
+    // decay_t: for an executor without the property (use_future's), prefer()
+    // returns its argument as T&&, and a reference member would dangle.
+    using Work =
+        std::decay_t<decltype(asio::prefer(std::declval<Executor>(), asio::execution::outstanding_work.tracked))>;
 
     explicit Pending(Handler h)
         : handler(std::move(h)),
