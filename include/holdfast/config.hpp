@@ -125,8 +125,13 @@ struct HOLDFAST_EXPORT Config {
     /// attempt up to retry_interval_max.
     std::chrono::milliseconds retry_interval{50};
     std::chrono::milliseconds retry_interval_max{2000};
-    /// Command connections per server; commands for one key always use the same one.
-    std::size_t connection_pool_size = 2;
+    /// Command connections per server; commands for one key always use the same
+    /// one. Unset: 2 on one server (the server runs one connection's batch
+    /// while the client reads the other's replies), 1 per master in a cluster
+    /// (the masters already overlap; more connections only split the batches).
+    std::optional<std::size_t> connection_pool_size;
+    /// connection_pool_size, or its default for this topology.
+    std::size_t pool_size() const;
 
     /// Lease of a lock taken without an explicit lease; the watchdog renews it
     /// every third of this while held (Redisson's lockWatchdogTimeout).

@@ -45,7 +45,7 @@ void validate(const Config& config) {
     positive(config.lock_watchdog_timeout, "lock_watchdog_timeout");
     if (config.lock_watchdog_timeout < std::chrono::milliseconds(3))
         throw std::invalid_argument("holdfast: Config::lock_watchdog_timeout must be at least 3 ms");
-    if (config.connection_pool_size == 0)
+    if (config.connection_pool_size == std::size_t{0})
         throw std::invalid_argument("holdfast: Config::connection_pool_size must be at least 1");
     if (config.lock_watchdog_batch_size == 0)
         throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <string>
@@ -198,6 +199,10 @@ Config Config::from_uri(std::string_view uri) {
             break;
     }
     return config;
+}
+
+std::size_t Config::pool_size() const {
+    return std::max<std::size_t>(1, connection_pool_size.value_or(topology == Topology::cluster ? 1 : 2));
 }
 
 std::string Config::server_name() const {

@@ -144,7 +144,7 @@ std::uint16_t Cluster::node_index_locked(const ServerAddress& address) {
     node->address = address;
     const Config c = node_config(address);
     const auto index = static_cast<std::uint16_t>(nodes_.size());
-    for (std::size_t i = 0; i < std::max<std::size_t>(1, config_.connection_pool_size); ++i) {
+    for (std::size_t i = 0; i < config_.pool_size(); ++i) {
         node->pool.push_back(std::make_shared<Connection>(io_, c));
         node->pool.back()->on_ready = [this, index] {
             std::lock_guard lock(mutex_);

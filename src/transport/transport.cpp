@@ -15,8 +15,7 @@ Transport::Transport(const Config& config) : config_(config), work_(asio::make_w
         start_cluster();
         return;
     }
-    const std::size_t pool = std::max<std::size_t>(1, config_.connection_pool_size);
-    for (std::size_t i = 0; i < pool; ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
+    for (std::size_t i = 0; i < config_.pool_size(); ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
     auto pubsub = std::make_shared<Connection>(io_, config_);
     subscriber_ = std::make_unique<Subscriber>(io_, pubsub, config_.timeout);
     if (config_.topology == Topology::sentinel) follow_sentinels(pubsub);

@@ -69,6 +69,17 @@ TEST_P(BadSettings, AreRefusedNamingTheField) {
     EXPECT_TRUE(mentions(what, {std::string("Config::") + GetParam().name, GetParam().why}));
 }
 
+TEST(ConfigDefaults, TwoConnectionsPerServerButOnePerClusterMasterUnlessSet) {
+    Config c;
+    EXPECT_EQ(c.pool_size(), 2u);
+    c.topology = Topology::cluster;
+    EXPECT_EQ(c.pool_size(), 1u);
+    c.connection_pool_size = 3;
+    EXPECT_EQ(c.pool_size(), 3u);
+    c.topology = Topology::single;
+    EXPECT_EQ(c.pool_size(), 3u);
+}
+
 using std::chrono::milliseconds;
 
 INSTANTIATE_TEST_SUITE_P(
