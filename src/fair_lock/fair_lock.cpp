@@ -5,7 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
 #include "primitive/names.hpp"
@@ -43,7 +43,7 @@ public:
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
                            mode = try_once ? "try" : "wait", refresh](auto report) {
-            detail::attempt_script(core, scripts::fair_lock_acquire, fair_keys(name),
+            detail::attempt_script(core.transport, scripts::fair_lock_acquire, fair_keys(name),
                                    {lease_ms, owner, queue_budget_ms, epoch_ms(), mode,
                                     std::string(core.transport.publish_command()), timeout_ms},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
@@ -54,7 +54,7 @@ public:
         };
         if (!try_once)
             request.give_up = [&core, name, owner](std::function<void()> done) {
-                detail::eval_reporting(core, scripts::fair_lock_give_up, fair_keys(name),
+                detail::eval_reporting(core.transport, scripts::fair_lock_give_up, fair_keys(name),
                                        {owner, queue_budget_ms, std::string(core.transport.publish_command())}, name,
                                        "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
             };
@@ -63,13 +63,13 @@ public:
 
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core, scripts::fair_lock_release, fair_keys(name),
+        detail::eval_reporting(core.transport, scripts::fair_lock_release, fair_keys(name),
                                {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command())}, name,
                                "unlock fair lock", std::move(done));
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core, scripts::fair_lock_force_unlock, fair_keys(name),
+        detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, fair_keys(name),
                                {"0", std::string(core.transport.publish_command()), epoch_ms()}, name, "force-unlock fair lock",
                                std::move(done));
     }

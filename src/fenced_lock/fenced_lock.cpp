@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
@@ -24,7 +24,7 @@ public:
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-            detail::eval_reporting(core, scripts::fenced_lock_acquire, {name, token_key(name)}, {lease_ms, owner},
+            detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)}, {lease_ms, owner},
                                    name, "lock", [report](std::exception_ptr error, detail::Reply reply) {
                                        if (error) return report(detail::Attempt::failed(std::move(error)));
                                        if (!reply.is_array() || reply.elements.size() != 2)

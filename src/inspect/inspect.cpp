@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"

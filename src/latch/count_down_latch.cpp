@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/names.hpp"
 #include "primitive/script_call.hpp"
@@ -43,7 +43,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
                                     std::to_string(count));
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core, scripts::latch_try_set_count, {name_, latch_channel(name_)},
+        detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_, latch_channel(name_)},
                                {std::string(new_count_message), std::to_string(count), std::string(core.transport.publish_command())},
                                name_, "set the count of " + std::string(noun), std::move(done), noun);
     });
@@ -53,7 +53,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
 void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> done) {
     auto& core = client_->core();
     detail::eval_reporting(
-        core, scripts::latch_count_down, {name_, latch_channel(name_)},
+        core.transport, scripts::latch_count_down, {name_, latch_channel(name_)},
         {std::string(zero_message), std::string(core.transport.publish_command())}, name_, "count down " + std::string(noun),
         [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun);
 }

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/lock.hpp"
 #include "lock/kind.hpp"
 

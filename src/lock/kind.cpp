@@ -1,7 +1,7 @@
 #include "lock/kind.hpp"
 
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/errors.hpp"
@@ -43,7 +43,7 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
     AcquireRequest request;
     request.channel = lock_channel(name);
     request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-        attempt_script(core, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
+        attempt_script(core.transport, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
     };
     return request;
 }
@@ -52,7 +52,7 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
                                 const std::string& lease_ms, ReplyHandler done) const {
     std::vector<std::string> keys{name};
     if (announces_) keys.push_back(lock_channel(name));
-    eval_reporting(core, scripts::lock_release, std::move(keys),
+    eval_reporting(core.transport, scripts::lock_release, std::move(keys),
                    {std::string(unlock_message), lease_ms, owner, std::string(announces_ ? core.transport.publish_command() : "")},
                    name, "unlock", std::move(done));
 }
@@ -60,7 +60,7 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
 void ReentrantLockKind::force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const {
     std::vector<std::string> keys{name};
     if (announces_) keys.push_back(lock_channel(name));
-    eval_reporting(core, scripts::lock_force_unlock, std::move(keys),
+    eval_reporting(core.transport, scripts::lock_force_unlock, std::move(keys),
                    {std::string(unlock_message), std::string(announces_ ? core.transport.publish_command() : "")}, name,
                    "force-unlock", std::move(done));
 }

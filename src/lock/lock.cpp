@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire.hpp"

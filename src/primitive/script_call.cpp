@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-#include "client/client_core.hpp"
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/errors.hpp"
@@ -28,23 +27,23 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
     return count;
 }
 
-void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
+void eval_reporting(Transport& transport, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
                     std::string_view kind) {
-    core.transport.eval(script, views(keys), views(args),
-                        [&core, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
+    transport.eval(script, views(keys), views(args),
+                        [&transport, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
                             std::exception_ptr error, Reply reply) {
                             if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
                             reply_error(
-                                core.transport, name, what, reply,
+                                transport, name, what, reply,
                                 [done](std::exception_ptr e) { done(std::move(e), Reply{}); }, kind);
                         });
 }
 
-void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
+void attempt_script(Transport& transport, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report) {
-    eval_reporting(core, script, std::move(keys), std::move(args), name, std::string(noun),
+    eval_reporting(transport, script, std::move(keys), std::move(args), name, std::string(noun),
                    [report = std::move(report)](std::exception_ptr error, Reply reply) {
                        if (error) return report(Attempt::failed(std::move(error)));
                        if (reply.is_nil()) return report(Attempt::acquired());

@@ -12,10 +12,10 @@
 #include "primitive/acquire.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
+#include "transport/transport.hpp"
 
 namespace holdfast::detail {
 
-class ClientCore;
 
 using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
 
@@ -27,14 +27,14 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes an exception
 /// naming the lock (WRONGTYPE: WrongTypeError).
-void attempt_script(ClientCore& core, const Script& script, std::vector<std::string> keys,
+void attempt_script(Transport& transport, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report);
 
 /// Evaluates `script` and hands on its reply, turning a Redis error reply into
 /// an exception naming `name`, what was being done and the `kind` of
 /// primitive expected under `name` (see reply_error).
-void eval_reporting(ClientCore& core, const Script& script, std::vector<std::string> keys,
+void eval_reporting(Transport& transport, const Script& script, std::vector<std::string> keys,
                     std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
                     std::string_view kind = "lock");
 

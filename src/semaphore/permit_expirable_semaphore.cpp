@@ -3,7 +3,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
@@ -102,7 +102,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.attempt = [&core, name, timeouts = timeouts_, channel = request.channel, permit, lease](auto report) {
         const std::int64_t now = epoch_ms();
         detail::eval_reporting(
-            core, scripts::semaphore_expirable_acquire, {name, timeouts, channel},
+            core.transport, scripts::semaphore_expirable_acquire, {name, timeouts, channel},
             {std::to_string(now), std::string(core.transport.publish_command()), std::to_string(never), lease_end(now, lease), permit},
             name, "acquire " + std::string(noun),
             [report = std::move(report)](std::exception_ptr error, Reply reply) {
@@ -134,7 +134,7 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
     std::string permit = permit_bytes(name, permit_id);
     auto& core = counter_.client_->core();
     detail::eval_reporting(
-        core, scripts::semaphore_expirable_release, {name, timeouts_, detail::semaphore_channel(name)},
+        core.transport, scripts::semaphore_expirable_release, {name, timeouts_, detail::semaphore_channel(name)},
         {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::move(permit)}, name,
         "release " + std::string(noun),
         [done = std::move(done)](std::exception_ptr error, Reply reply) {
@@ -177,7 +177,7 @@ bool PermitExpirableSemaphore::update_lease(const std::string& permit_id, Durati
     auto& core = counter_.client_->core();
     const std::int64_t now = epoch_ms();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core, scripts::semaphore_expirable_update_lease, {name, timeouts_},
+        detail::eval_reporting(core.transport, scripts::semaphore_expirable_update_lease, {name, timeouts_},
                                {std::to_string(now), lease_end(now, lease), std::move(permit)}, name,
                                "update a lease of " + std::string(noun), std::move(done), noun);
     });
@@ -188,7 +188,7 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
     const std::string& name = counter_.name();
     auto& core = counter_.client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core, scripts::semaphore_expirable_acquire,
+        detail::eval_reporting(core.transport, scripts::semaphore_expirable_acquire,
                                {name, timeouts_, detail::semaphore_channel(name)},
                                {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::to_string(never)},
                                name, "query " + std::string(noun), std::move(done), noun);

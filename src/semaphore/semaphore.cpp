@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
@@ -70,7 +70,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.attempt = [&core, name = name_, noun = noun_, count = std::to_string(permits),
                        pass_on = permits > 1](auto report) {
         detail::eval_reporting(
-            core, scripts::semaphore_acquire, {name}, {count}, name, "acquire " + std::string(noun),
+            core.transport, scripts::semaphore_acquire, {name}, {count}, name, "acquire " + std::string(noun),
             [report = std::move(report), pass_on](std::exception_ptr error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
                 report(reply.integer == 1 ? Attempt::acquired() : Attempt::refused(-1, pass_on));
@@ -106,7 +106,7 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
     if (delta == 0) return done(nullptr);
     auto& core = client_->core();
     detail::eval_reporting(
-        core, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
+        core.transport, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
         {std::to_string(delta), std::string(core.transport.publish_command())}, name_, std::move(what),
         [&core, name = name_, done = std::move(done), delta](std::exception_ptr error, Reply) {
             if (error || !core.transport.syncs_replicas(name)) return done(explain_overflow(error, delta));
@@ -119,7 +119,7 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
     check_permits(noun_, name_, permits);
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core, scripts::semaphore_try_set_permits, {name_, detail::semaphore_channel(name_)},
+        detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_, detail::semaphore_channel(name_)},
                                {std::to_string(permits), std::string(core.transport.publish_command())}, name_,
                                "set permits of " + std::string(noun_), std::move(done), noun_);
     });
@@ -158,7 +158,7 @@ void Semaphore::add_permits(std::int64_t delta) {
 std::int64_t Semaphore::drain_permits() {
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core, scripts::semaphore_drain_permits, {name_}, {}, name_,
+        detail::eval_reporting(core.transport, scripts::semaphore_drain_permits, {name_}, {}, name_,
                                "drain " + std::string(noun_), std::move(done), noun_);
     });
     return reply.integer;

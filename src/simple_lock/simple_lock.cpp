@@ -1,7 +1,7 @@
 #include "holdfast/simple_lock.hpp"
 
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "lock/kind.hpp"
@@ -31,7 +31,7 @@ public:
         request.backoff = detail::Backoff{};
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), try_once](auto report) {
             detail::eval_reporting(
-                core, scripts::simple_lock_acquire, {name}, {lease_ms, owner}, name, "lock",
+                core.transport, scripts::simple_lock_acquire, {name}, {lease_ms, owner}, name, "lock",
                 [name, owner, try_once, report = std::move(report)](std::exception_ptr error, Reply reply) {
                     if (error) return report(Attempt::failed(std::move(error)));
                     if (reply.is_nil()) return report(Attempt::acquired());
@@ -45,11 +45,11 @@ public:
 
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
-        detail::eval_reporting(core, scripts::simple_lock_release, {name}, {owner}, name, "unlock", std::move(done));
+        detail::eval_reporting(core.transport, scripts::simple_lock_release, {name}, {owner}, name, "unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        detail::eval_reporting(core, scripts::simple_lock_force_unlock, {name}, {}, name, "force-unlock",
+        detail::eval_reporting(core.transport, scripts::simple_lock_force_unlock, {name}, {}, name, "force-unlock",
                                std::move(done));
     }
 

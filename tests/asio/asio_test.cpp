@@ -17,7 +17,7 @@
 #include <future>
 #include <thread>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "holdfast/multi_lock.hpp"
 #include "redis_fixture.hpp"
 

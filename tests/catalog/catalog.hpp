@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -6,7 +6,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 extern char** environ;

@@ -2,7 +2,7 @@
 #include <future>
 #include <mutex>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -4,7 +4,7 @@
 #include <future>
 #include <stop_token>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -2,7 +2,7 @@
 // a dead holder's lock frees itself, and a lost hold is signalled.
 #include <thread>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

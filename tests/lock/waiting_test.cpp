@@ -1,7 +1,7 @@
 // Waiters sleep on the channel and wake on the unlock message, not by polling.
 #include <future>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <system_error>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "rwlock_fixture.hpp"
 
 namespace holdfast::testing {

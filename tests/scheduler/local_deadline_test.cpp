@@ -3,7 +3,7 @@
 // else can take the lock.
 #include <atomic>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 #include "tcp_proxy.hpp"
 

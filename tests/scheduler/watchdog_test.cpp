@@ -1,7 +1,7 @@
 // The watchdog keeps renewing through server errors, and stops when released.
 #include <thread>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -3,7 +3,7 @@
 #include <future>
 #include <thread>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -5,7 +5,7 @@
 #include <system_error>
 #include <thread>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

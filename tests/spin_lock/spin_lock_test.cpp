@@ -1,7 +1,7 @@
 // The spin lock: RLock layout, no pub/sub, backoff between attempts.
 #include <future>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <future>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_cluster.hpp"
 #include "redis_fixture.hpp"
 #include "transport/cluster.hpp"

@@ -3,7 +3,7 @@
 #include <future>
 
 #include "cli/cli_process.hpp"
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_cluster.hpp"
 #include "redis_fixture.hpp"
 #include "transport/cluster.hpp"

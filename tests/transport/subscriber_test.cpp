@@ -3,7 +3,7 @@
 // them to sleep until their deadline.
 #include <future>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
