@@ -4,8 +4,8 @@
 -- as the acquire script presumes them dead. A lock whose lease already ran
 -- out is released as RFairLock does: the first waiter is woken, reply 1.
 -- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel prefix,
--- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] lease ms to reset a
--- still-held lock to (0: keep its TTL), ARGV[3] owner, ARGV[4] now (epoch
+-- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] lease ms to raise a
+-- still-held lock's TTL to (0: keep it), ARGV[3] owner, ARGV[4] now (epoch
 -- ms), ARGV[5] publish command.
 -- Reply nil: not the owner; 0: still held; 1: released (and the head woken).
 -- allow-oom: a full server (maxmemory, noeviction) must still let a lock go.
@@ -45,7 +45,8 @@ if held then
     end
     if tonumber(count) > 1 then
         redis.call('hincrby', KEYS[1], ARGV[3], -1)
-        if tonumber(ARGV[2]) > 0 then
+        -- Raised to the lease, never lowered (as lock/renew.lua).
+        if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
             redis.call('pexpire', KEYS[1], ARGV[2])
         end
         drop_dead()

@@ -111,5 +111,19 @@ TEST_F(FairRelease, AnExpiredLockIsReleasedAndItsFirstWaiterWoken) {
     EXPECT_TRUE(java.try_acquire(waiter));
 }
 
+// A partial unlock raises the TTL to the watchdog lease, never lowers it: the
+// hold left, a nested one with a longer explicit lease, keeps its lease (as
+// Lock's and the write lock's partial unlocks do).
+TEST_F(FairRelease, APartialUnlockKeepsALongerNestedLease) {
+    Client client(config());
+    FairLock lock(client, "line");
+    lock.lock();
+    lock.lock(std::chrono::minutes(1));
+    lock.unlock();
+    EXPECT_GT(raw->integer({"PTTL", "line"}), 50'000);
+    lock.unlock();
+    EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
+}
+
 }  // namespace
 }  // namespace holdfast::testing
