@@ -23,7 +23,9 @@ while head ~= false and presumed_dead(head) do
     head = redis.call('lindex', KEYS[2], dead)
 end
 
-local held = redis.call('exists', KEYS[1]) == 1
+-- HLEN, as lock/force_unlock.lua: a key of another type is no lock to delete
+-- (WRONGTYPE, key kept).
+local held = redis.call('hlen', KEYS[1]) > 0
 if held and head ~= false then
     redis.call(ARGV[2], KEYS[4] .. ':' .. head, ARGV[1])
 end

@@ -125,5 +125,15 @@ TEST_F(FairRelease, APartialUnlockKeepsALongerNestedLease) {
     EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
 }
 
+// A key of another type is no lock to force-unlock: refused, and kept, as
+// Lock::force_unlock() refuses it (the fair script checked EXISTS, not HLEN).
+TEST_F(FairRelease, ForceUnlockRefusesAKeyOfAnotherTypeAndKeepsIt) {
+    raw->command({"SET", "line", "x"});
+    Client client(config());
+    FairLock lock(client, "line");
+    EXPECT_THROW(lock.force_unlock(), WrongTypeError);
+    EXPECT_EQ(raw->string({"GET", "line"}), "x");
+}
+
 }  // namespace
 }  // namespace holdfast::testing
