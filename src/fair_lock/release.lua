@@ -38,12 +38,13 @@ end
 
 local held = redis.call('exists', KEYS[1]) == 1
 if held then
-    local count = redis.call('hget', KEYS[1], ARGV[3])
-    if count == false then
+    -- As lock/release.lua: a field that is no hold count is no hold.
+    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
+    if holds == nil then
         drop_dead()
         return nil
     end
-    if tonumber(count) > 1 then
+    if holds > 1 then
         redis.call('hincrby', KEYS[1], ARGV[3], -1)
         -- Raised to the lease, never lowered (as lock/renew.lua).
         if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then

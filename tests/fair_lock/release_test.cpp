@@ -135,5 +135,17 @@ TEST_F(FairRelease, ForceUnlockRefusesAKeyOfAnotherTypeAndKeepsIt) {
     EXPECT_EQ(raw->string({"GET", "line"}), "x");
 }
 
+// The owner's field holding no hold count: not its lock, as Lock's unlock
+// says, instead of a Lua error from the fair script.
+TEST_F(FairRelease, AnOwnerFieldThatIsNoCountIsNotAHold) {
+    Client client(config());
+    FairLock lock(client, "line");
+    const std::string owner = client.new_owner();
+    raw->command({"HSET", "line", owner, "many"});
+    raw->command({"PEXPIRE", "line", "60000"});
+    EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_EQ(raw->string({"HGET", "line", owner}), "many");
+}
+
 }  // namespace
 }  // namespace holdfast::testing
