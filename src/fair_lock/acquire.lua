@@ -18,35 +18,14 @@
 -- Reads first, the one PUBLISH next, writes last: a refused command (ACL,
 -- out of memory) leaves nothing half done.
 local owner, budget, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local clock = redis.call('time')
-local server_now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-
-local function presumed_dead(waiter)
-    local deadline = redis.call('zscore', KEYS[3], waiter)
-    if deadline ~= false and tonumber(deadline) <= now then return true end
-    local alive = redis.call('hget', KEYS[5], waiter)
-    return alive ~= false and tonumber(alive) <= server_now
-end
-
-local dead = 0
-local head = redis.call('lindex', KEYS[2], 0)
-while head ~= false and head ~= owner and presumed_dead(head) do
-    dead = dead + 1
-    head = redis.call('lindex', KEYS[2], dead)
-end
-local function drop_dead()
-    for _ = 1, dead do
-        local gone = redis.call('lpop', KEYS[2])
-        redis.call('zrem', KEYS[3], gone)
-        redis.call('hdel', KEYS[5], gone)
-    end
-end
+-- include: dead_heads.lua.part
+local head, dead = first_live(owner)
 
 local free = redis.call('exists', KEYS[1]) == 0
 if free and (head == false or head == owner) then
     redis.call('hset', KEYS[1], owner, 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    drop_dead()
+    drop_dead(dead)
     if head == owner then redis.call('lpop', KEYS[2]) end
     redis.call('zrem', KEYS[3], owner)
     redis.call('hdel', KEYS[5], owner)
@@ -58,14 +37,14 @@ end
 if redis.call('hexists', KEYS[1], owner) == 1 then
     redis.call('hincrby', KEYS[1], owner, 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    drop_dead()
+    drop_dead(dead)
     return nil
 end
 -- The new head was woken by no one if the ones before it were dead.
 if free and dead > 0 then
     redis.call(ARGV[6], KEYS[4] .. ':' .. head, '0')
 end
-drop_dead()
+drop_dead(dead)
 if ARGV[5] == 'try' then
     return 1
 end

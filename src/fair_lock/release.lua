@@ -4,58 +4,39 @@
 -- as the acquire script presumes them dead. A lock whose lease already ran
 -- out is released as RFairLock does: the first waiter is woken, reply 1.
 -- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel prefix,
--- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] lease ms to reset a
--- still-held lock to (0: keep its TTL), ARGV[3] owner, ARGV[4] now (epoch
+-- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] lease ms to raise a
+-- still-held lock's TTL to (0: keep it), ARGV[3] owner, ARGV[4] now (epoch
 -- ms), ARGV[5] publish command.
 -- Reply nil: not the owner; 0: still held; 1: released (and the head woken).
 -- allow-oom: a full server (maxmemory, noeviction) must still let a lock go.
 -- Reads first, the one PUBLISH next, writes last: a refused PUBLISH (ACL)
 -- leaves the lock held and unchanged.
 local now = tonumber(ARGV[4])
-local clock = redis.call('time')
-local server_now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-
-local function presumed_dead(waiter)
-    local deadline = redis.call('zscore', KEYS[3], waiter)
-    if deadline ~= false and tonumber(deadline) <= now then return true end
-    local alive = redis.call('hget', KEYS[5], waiter)
-    return alive ~= false and tonumber(alive) <= server_now
-end
-
-local dead = 0
-local head = redis.call('lindex', KEYS[2], 0)
-while head ~= false and presumed_dead(head) do
-    dead = dead + 1
-    head = redis.call('lindex', KEYS[2], dead)
-end
-local function drop_dead()
-    for _ = 1, dead do
-        local gone = redis.call('lpop', KEYS[2])
-        redis.call('zrem', KEYS[3], gone)
-        redis.call('hdel', KEYS[5], gone)
-    end
-end
+-- include: dead_heads.lua.part
+local head, dead = first_live(nil)
 
 local held = redis.call('exists', KEYS[1]) == 1
 if held then
-    local count = redis.call('hget', KEYS[1], ARGV[3])
-    if count == false then
-        drop_dead()
+    -- As lock/release.lua: a field that is no hold count is no hold.
+    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
+    if holds == nil then
+        drop_dead(dead)
         return nil
     end
-    if tonumber(count) > 1 then
+    if holds > 1 then
         redis.call('hincrby', KEYS[1], ARGV[3], -1)
-        if tonumber(ARGV[2]) > 0 then
+        -- Raised to the lease, never lowered (as lock/renew.lua).
+        if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
             redis.call('pexpire', KEYS[1], ARGV[2])
         end
-        drop_dead()
+        drop_dead(dead)
         return 0
     end
 end
 if head ~= false then
     redis.call(ARGV[5], KEYS[4] .. ':' .. head, ARGV[1])
 end
-drop_dead()
+drop_dead(dead)
 if held then
     redis.call('del', KEYS[1])
 end

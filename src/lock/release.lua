@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 -- Reentrant lock release (Redisson RLock layout).
 -- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message, ARGV[2] lease ms
--- to reset a still-held lock to (0: keep its TTL, for an explicit lease),
+-- to raise a still-held lock's TTL to (0: keep its TTL, for an explicit lease),
 -- ARGV[3] owner id, ARGV[4] publish command (publish or spublish; empty: the
 -- spin lock, which has no channel and passes no KEYS[2]).
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
@@ -14,7 +14,8 @@ if holds == nil then
 end
 if holds > 1 then
     redis.call('hincrby', KEYS[1], ARGV[3], -1)
-    if tonumber(ARGV[2]) > 0 then
+    -- Raised to the lease, never lowered (as lock/renew.lua).
+    if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
         redis.call('pexpire', KEYS[1], ARGV[2])
     end
     return 0

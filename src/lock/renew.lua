@@ -1,12 +1,19 @@
--- Watchdog renewal of many locks in one call.
--- KEYS[i] lock hash; ARGV[1] lease ms; ARGV[i + 1] owner id of KEYS[i].
--- Reply an array: 1 where the owner still holds the lock (TTL reset), else 0.
+-- Watchdog renewal of many locks in one call (the RLock, fair, fenced and
+-- write locks).
+-- KEYS[i] lock hash; ARGV[1] lease ms; ARGV[i + 1] owner (or writer) field of KEYS[i].
+-- Reply an array: 1 where the owner still holds the lock (TTL at least the
+-- lease), else 0.
+-- The TTL is raised to the lease, never lowered, as every hash lock script
+-- does (rwlock/read_renew.lua, the releases' partial unlock): another hold on
+-- the same hash, a read hold of a downgraded writer or a longer explicit
+-- lease, may need more.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 local renewed = {}
 for i = 1, #KEYS do
-    local held = redis.pcall('hexists', KEYS[i], ARGV[i + 1])
-    if held == 1 then
-        redis.call('pexpire', KEYS[i], ARGV[1])
+    if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then
+        if redis.call('pttl', KEYS[i]) < tonumber(ARGV[1]) then
+            redis.call('pexpire', KEYS[i], ARGV[1])
+        end
         renewed[i] = 1
     else
         renewed[i] = 0

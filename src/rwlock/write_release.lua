@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 -- Write lock release (Redisson RReadWriteLock layout, write side).
 -- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message ('1': every
--- waiter may try), ARGV[2] lease ms to reset a still-held lock to (0: keep
+-- waiter may try), ARGV[2] lease ms to raise a still-held lock's TTL to (0: keep
 -- its TTL, for an explicit lease), ARGV[3] writer field <owner>:write,
 -- ARGV[4] publish command (publish or spublish).
 -- Reply nil: not the writer; 0: still held (count > 0); 1: its last write hold
@@ -15,7 +15,9 @@ if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
 end
 if holds > 1 then
     redis.call('hincrby', KEYS[1], ARGV[3], -1)
-    if tonumber(ARGV[2]) > 0 then
+    -- Raised to the lease, never lowered (as lock/renew.lua): a downgraded
+    -- writer's read hold may need more.
+    if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
         redis.call('pexpire', KEYS[1], ARGV[2])
     end
     return 0

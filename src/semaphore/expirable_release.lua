@@ -8,6 +8,12 @@
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the permit still held.
+-- The count is checked first, as every semaphore script does: INCRBY failing
+-- after the ZREM would drop the permit.
+local free = redis.call('get', KEYS[1])
+if free and not string.match(free, '^-?%d+$') then
+    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+end
 local lease_end = redis.call('zscore', KEYS[2], ARGV[3])
 if not lease_end then
     return 0

@@ -2,8 +2,14 @@
 -- KEYS[1] free permits, KEYS[2] channel; ARGV[1] permits (>= 0), ARGV[2]
 -- publish command.
 -- Reply 1: set, and the count published; 0: a count exists already.
+-- A key of another type, or a string that is no count, is refused (WRONGTYPE)
+-- as by every semaphore script, not taken for an existing count.
 -- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
-if redis.call('get', KEYS[1]) then
+local free = redis.call('get', KEYS[1])
+if free then
+    if not string.match(free, '^-?%d+$') then
+        return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+    end
     return 0
 end
 redis.call(ARGV[2], KEYS[2], ARGV[1])

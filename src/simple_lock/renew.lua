@@ -1,6 +1,8 @@
 -- Watchdog renewal of many simple locks in one call: compare-and-pexpire.
 -- KEYS[i] lock key; ARGV[1] lease ms; ARGV[i + 1] owner token of KEYS[i].
 -- Reply an array: 1 where the key still holds the token (TTL reset), else 0.
+-- The TTL is set, where the hash locks only raise it (lock/renew.lua): a
+-- simple lock has one hold, so no other hold can need a longer TTL.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 local renewed = {}
 for i = 1, #KEYS do

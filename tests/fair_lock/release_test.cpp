@@ -111,5 +111,41 @@ TEST_F(FairRelease, AnExpiredLockIsReleasedAndItsFirstWaiterWoken) {
     EXPECT_TRUE(java.try_acquire(waiter));
 }
 
+// A partial unlock raises the TTL to the watchdog lease, never lowers it: the
+// hold left, a nested one with a longer explicit lease, keeps its lease (as
+// Lock's and the write lock's partial unlocks do).
+TEST_F(FairRelease, APartialUnlockKeepsALongerNestedLease) {
+    Client client(config());
+    FairLock lock(client, "line");
+    lock.lock();
+    lock.lock(std::chrono::minutes(1));
+    lock.unlock();
+    EXPECT_GT(raw->integer({"PTTL", "line"}), 50'000);
+    lock.unlock();
+    EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
+}
+
+// A key of another type is no lock to force-unlock: refused, and kept, as
+// Lock::force_unlock() refuses it (the fair script checked EXISTS, not HLEN).
+TEST_F(FairRelease, ForceUnlockRefusesAKeyOfAnotherTypeAndKeepsIt) {
+    raw->command({"SET", "line", "x"});
+    Client client(config());
+    FairLock lock(client, "line");
+    EXPECT_THROW(lock.force_unlock(), WrongTypeError);
+    EXPECT_EQ(raw->string({"GET", "line"}), "x");
+}
+
+// The owner's field holding no hold count: not its lock, as Lock's unlock
+// says, instead of a Lua error from the fair script.
+TEST_F(FairRelease, AnOwnerFieldThatIsNoCountIsNotAHold) {
+    Client client(config());
+    FairLock lock(client, "line");
+    const std::string owner = client.new_owner();
+    raw->command({"HSET", "line", owner, "many"});
+    raw->command({"PEXPIRE", "line", "60000"});
+    EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_EQ(raw->string({"HGET", "line", owner}), "many");
+}
+
 }  // namespace
 }  // namespace holdfast::testing

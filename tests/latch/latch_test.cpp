@@ -178,12 +178,14 @@ TEST_F(Latch, BadArgumentsAndKeysOfAnotherKind) {
     }
     EXPECT_THROW(set.get_count(), WrongTypeError);
     EXPECT_THROW(set.count_down(), WrongTypeError);
+    EXPECT_THROW(set.try_set_count(3), WrongTypeError);  // not "a count exists"
 
     raw->command({"SET", "word", "hello"});
     CountDownLatch word(client, "word");
     EXPECT_THROW(word.get_count(), WrongTypeError);
     EXPECT_THROW(word.await(), WrongTypeError);
     EXPECT_THROW(word.count_down(), WrongTypeError);
+    EXPECT_THROW(word.try_set_count(3), WrongTypeError);
     EXPECT_EQ(raw->string({"GET", "word"}), "hello");
     EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
 }

@@ -5,7 +5,7 @@
 #include <stop_token>
 
 #include "core/client_core.hpp"
-#include "redis_fixture.hpp"
+#include "stop_in_flight.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -13,26 +13,14 @@ namespace {
 const std::string fair_queue = "redisson_lock_queue:{line}";
 const std::string fair_deadlines = "redisson_lock_timeout:{line}";
 
-class Cancellation : public RedisTest {
+class Cancellation : public StopInFlightTest {
 protected:
-    // Holds every write (scripts included) on the server for `how_long`, so
-    // a stop requested now lands while the attempt sent next is in flight.
-    void pause_writes(std::chrono::milliseconds how_long) {
-        raw->command({"CLIENT", "PAUSE", std::to_string(how_long.count()), "WRITE"});
-    }
-
     void expect_nothing_left(Client& client, const std::string& channel) {
         auto& core = client.core();
         EXPECT_TRUE(eventually([&] { return core.transport.subscriber().channel_count() == 0; }));
         EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
         EXPECT_EQ(core.watchdog.tracked(), 0u) << "a renewal was left behind";
         EXPECT_EQ(core.holds.size(), 0u) << "a hold was recorded";
-    }
-
-    // The stopped wait ended, untaken.
-    static void expect_stopped(std::future<bool>& waiter) {
-        ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
-        EXPECT_FALSE(waiter.get());
     }
 
     // A stopped fair waiter left the queue and its deadline.

@@ -135,6 +135,24 @@ TEST_F(Leases, MixedLeasesKeepRenewingUntilTheLastUnlock) {
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
 }
 
+// A renewal raises the TTL to the watchdog lease and never lowers it: a nested
+// hold's longer explicit lease is kept, as a read-write lock keeps its
+// readers' (rwlock/lease_test.cpp).
+TEST_F(Leases, TheWatchdogNeverCutsANestedLongerLease) {
+    Client client(short_watchdog());
+    Lock lock(client, "mixed");
+    cache_scripts();  // script_calls() counts the renewals
+    lock.lock();
+    lock.lock(std::chrono::minutes(1));
+    raw->command({"CONFIG", "RESETSTAT"});
+    ASSERT_TRUE(eventually([&] { return script_calls() >= 1; }));  // a renewal
+    EXPECT_GT(raw->integer({"PTTL", "mixed"}), 50'000);
+    lock.unlock();
+    EXPECT_GT(raw->integer({"PTTL", "mixed"}), 50'000);
+    lock.unlock();
+    EXPECT_EQ(raw->integer({"EXISTS", "mixed"}), 0);
+}
+
 TEST_F(Leases, BlockingCallsFromALeaseLostCallbackAreRefused) {
     Client client(short_watchdog());
     Lock lock(client, "callback");

@@ -56,6 +56,28 @@ TEST_F(ReadWriteLeases, ADowngradedWriterKeepsBothHolds) {
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
 }
 
+// The writer's renewals and partial unlocks never lower the hash's TTL: a
+// read hold taken with a longer explicit lease (a downgrade) needs it, and
+// would otherwise die with the hash once the write lock is gone.
+TEST_F(ReadWriteLeases, TheWritersRenewalKeepsALongerReadLeaseAlive) {
+    Client client(short_watchdog());
+    ReadWriteLock rw(client, "stock");
+    cache_scripts();  // script_calls() counts the renewals
+    rw.write_lock().lock();
+    rw.write_lock().lock();
+    rw.read_lock().lock(std::chrono::minutes(1));
+    raw->command({"CONFIG", "RESETSTAT"});
+    ASSERT_TRUE(eventually([&] { return script_calls() >= 1; }));  // the writer's renewal
+    EXPECT_GT(raw->integer({"PTTL", "stock"}), 50'000);
+    rw.write_lock().unlock();  // the re-entered hold: the rest stays held
+    EXPECT_GT(raw->integer({"PTTL", "stock"}), 50'000);
+    rw.write_lock().unlock();
+    EXPECT_GT(raw->integer({"PTTL", "stock"}), 50'000);
+    EXPECT_TRUE(rw.read_lock().is_held_by_current_thread());
+    rw.read_lock().unlock();
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+}
+
 TEST_F(ReadWriteLeases, AnExplicitReadLeaseEndsTheHold) {
     Client client(short_watchdog());
     ReadWriteLock rw(client, "stock");

@@ -225,5 +225,19 @@ TEST_F(ExpirableSemaphore, KeysOfAnotherKindAreNamed) {
     EXPECT_EQ(raw->integer({"LLEN", "queue"}), 1);
 }
 
+// A count overwritten with what is no count: the release is refused before
+// any write, as every other semaphore script refuses it, and the permit stays
+// held (it used to be dropped from the zset, then INCRBY failed).
+TEST_F(ExpirableSemaphore, AReleaseOnACountThatIsNoCountChangesNothing) {
+    Client client(config());
+    PermitExpirableSemaphore pool(client, "pool");
+    pool.try_set_permits(1);
+    const std::string id = pool.acquire(std::chrono::minutes(1));
+    raw->command({"SET", "pool", "many"});
+    EXPECT_THROW(pool.release(id), WrongTypeError);
+    EXPECT_EQ(raw->integer({"ZCARD", "{pool}:timeout"}), 1) << "the permit was dropped";
+    EXPECT_EQ(raw->string({"GET", "pool"}), "many");
+}
+
 }  // namespace
 }  // namespace holdfast::testing

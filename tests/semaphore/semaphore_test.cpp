@@ -106,6 +106,7 @@ TEST_F(SemaphoreBasics, KeysOfAnotherKindAreNamed) {
     EXPECT_THROW(text.try_acquire_for(std::chrono::milliseconds(200)), WrongTypeError);
     EXPECT_THROW(text.release(), WrongTypeError);
     EXPECT_THROW(text.drain_permits(), WrongTypeError);
+    EXPECT_THROW(text.try_set_permits(1), WrongTypeError);  // not "a count exists"
     try {
         text.available_permits();
         FAIL() << "read a motto as a count";
