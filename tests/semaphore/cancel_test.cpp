@@ -4,7 +4,7 @@
 #include <future>
 #include <stop_token>
 
-#include "client/client_core.hpp"
+#include "core/client_core.hpp"
 #include "primitive/call.hpp"
 #include "stop_in_flight.hpp"
 
