@@ -8,8 +8,8 @@
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire_machine.hpp"
-#include "telemetry/telemetry.hpp"
 #include "primitive/wait_queue.hpp"
+#include "telemetry/telemetry.hpp"
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
 
@@ -90,8 +90,8 @@ private:
             case Action::Kind::unsubscribe: return leave_queue();
             case Action::Kind::arm_timer: return arm(action.at);
             case Action::Kind::pass_on:
-                // The queue left (or let go) stays this one's: a wake-up handed
-                // on after leaving goes to the waiters still there.
+                // Also after leaving: a wake-up handed on then goes to the
+                // waiters still in the queue.
                 if (!queue_) return;
                 if (action.after_self) return queue_->pass_on(action.count, this);
                 return queue_->hand_out(action.count);
@@ -102,10 +102,12 @@ private:
     }
 
     // Joins the channel's queue, the one listener all local waiters on the
-    // channel share; runs on_subscribed() at once if the channel is active.
+    // channel share (the first joiner adds it); runs on_subscribed() at once
+    // if the channel is active.
     void join() {
         Subscriber& subscriber = transport_.subscriber();
         auto [listener, active] = subscriber.listening(request_.channel);
+        // Every listener acquire adds is a WaitQueue; anything else is passed by.
         queue_ = std::dynamic_pointer_cast<WaitQueue>(listener);
         if (queue_) return queue_->join(shared_from_this(), active);
         queue_ = std::make_shared<WaitQueue>(request_.wakes);
@@ -113,7 +115,8 @@ private:
         subscriber.add(request_.channel, queue_);
     }
 
-    // The last waiter out of a queue still listening takes it off the channel.
+    // The last waiter out takes the queue off the channel. A queue the
+    // subscriber let go (refused, closed) is empty already.
     void leave_queue() {
         if (!queue_ || queue_->empty()) return;
         queue_->leave(this);

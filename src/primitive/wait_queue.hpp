@@ -58,8 +58,10 @@ public:
     void pass_on(std::size_t count, const Waiter* after);
 
     void on_message(std::string_view payload) override { hand_out(wakes_(payload)); }
+    /// Tells every waiter (a reconnect: messages may have been missed).
     void on_subscribed() override;
-    /// The subscriber let the queue go: so does the queue its waiters, then tells them.
+    /// Closed or refused, the subscriber let the queue go: the queue lets its
+    /// waiters go, then tells each.
     void on_closed() override;
     void on_refused(std::exception_ptr error) override;
 
