@@ -12,7 +12,7 @@
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/errors.hpp"
-#include "transport/subscriber.hpp"
+#include "primitive/wait_queue.hpp"
 
 namespace holdfast {
 

@@ -8,6 +8,7 @@
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire_machine.hpp"
+#include "primitive/wait_queue.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
@@ -37,7 +38,7 @@ AcquireMachine::Options machine_options(const AcquireRequest& request) {
 // The driver: feeds the machine (primitive/acquire_machine.hpp) what the
 // transport, the timer and the stop token report, and carries out its
 // actions. Lives on the loop thread, but for start().
-class AcquireOperation : public ChannelListener, public std::enable_shared_from_this<AcquireOperation> {
+class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
 public:
     AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
         : transport_(transport),
@@ -65,7 +66,6 @@ public:
         run(first);
     }
 
-    std::size_t wakes(std::string_view payload) const override { return request_.wakes(payload); }
     void on_subscribed() override { run(machine_.subscribed()); }
     bool on_wake() override {
         const auto actions = machine_.woken();
@@ -86,19 +86,41 @@ private:
                 return request_.attempt([self = shared_from_this()](Attempt result) {
                     self->run(self->machine_.attempt_replied(result, Clock::now()));
                 });
-            case Action::Kind::subscribe:
-                count_waiting();
-                // Runs on_subscribed() at once if the channel is already active.
-                return transport_.subscriber().add(request_.channel, shared_from_this());
-            case Action::Kind::unsubscribe: return transport_.subscriber().remove(request_.channel, this);
+            case Action::Kind::subscribe: count_waiting(); return join();
+            case Action::Kind::unsubscribe: return leave_queue();
             case Action::Kind::arm_timer: return arm(action.at);
             case Action::Kind::pass_on:
-                if (action.after_self) return transport_.subscriber().offer_after(request_.channel, action.count, this);
-                return transport_.subscriber().offer(request_.channel, action.count);
+                // Also after leaving: a wake-up handed on then goes to the
+                // waiters still in the queue.
+                if (!queue_) return;
+                if (action.after_self) return queue_->pass_on(action.count, this);
+                return queue_->hand_out(action.count);
             case Action::Kind::give_up: return leave(request_.give_up);
             case Action::Kind::give_back: return leave(request_.give_back);
             case Action::Kind::complete: return complete();
         }
+    }
+
+    // Joins the channel's queue, the one listener all local waiters on the
+    // channel share (the first joiner adds it); runs on_subscribed() at once
+    // if the channel is active.
+    void join() {
+        Subscriber& subscriber = transport_.subscriber();
+        auto [listener, active] = subscriber.listening(request_.channel);
+        // Every listener acquire adds is a WaitQueue; anything else is passed by.
+        queue_ = std::dynamic_pointer_cast<WaitQueue>(listener);
+        if (queue_) return queue_->join(shared_from_this(), active);
+        queue_ = std::make_shared<WaitQueue>(request_.wakes);
+        queue_->join(shared_from_this(), false);
+        subscriber.add(request_.channel, queue_);
+    }
+
+    // The last waiter out takes the queue off the channel. A queue the
+    // subscriber let go (refused, closed) is empty already.
+    void leave_queue() {
+        if (!queue_ || queue_->empty()) return;
+        queue_->leave(this);
+        if (queue_->empty()) transport_.subscriber().remove(request_.channel, queue_.get());
     }
 
     void arm(Clock::time_point at) {
@@ -123,6 +145,7 @@ private:
         // the caller's thread (still in acquire()) after the client is gone.
         timer_.reset();
         cancel_.reset();
+        queue_.reset();
         transport_.remove_waiter(this);
         const auto& outcome = machine_.outcome();
         meter(outcome.error, outcome.acquired);
@@ -160,6 +183,7 @@ private:
     AcquireMachine machine_;
     bool waiting_ = false;
     std::optional<asio::steady_timer> timer_;
+    std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
     std::optional<std::stop_callback<std::function<void()>>> cancel_;
 };
 

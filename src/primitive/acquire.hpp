@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "primitive/wait_queue.hpp"
+
 namespace holdfast::detail {
 
 class Telemetry;
@@ -44,9 +46,6 @@ struct Attempt {
     static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 
-/// Message policy of a release channel: how many waiters a payload wakes
-/// (wakes::all, or a count).
-using Wakes = std::size_t (*)(std::string_view payload);
 /// Redisson's lock channels: "1" wakes every waiter (a write unlock), else one.
 std::size_t redisson_lock_wakes(std::string_view payload);
 

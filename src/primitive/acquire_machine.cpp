@@ -185,7 +185,7 @@ AcquireMachine::Actions AcquireMachine::finish(Outcome outcome, std::uint8_t han
     Actions actions;
     if (subscribed_) actions.push({Kind::unsubscribe});
     subscribed_ = false;
-    // After leaving, so an offer to every listener skips this one.
+    // After leaving, so an offer to every waiter skips this one.
     if (hand_on > 0 && !outcome.acquired && !options_.backoff) actions.push({Kind::pass_on, hand_on, false});
     const bool give_up = !outcome.acquired && options_.gives_up;
     outcome_ = std::move(outcome);

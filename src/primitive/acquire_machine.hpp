@@ -39,7 +39,7 @@ public:
             subscribe,     ///< listen on the channel; confirmation is subscribed()
             unsubscribe,   ///< stop listening
             arm_timer,     ///< (re)arm the one timer for `at`; it fires as timer_fired()
-            pass_on,       ///< offer `count` wake-ups to the other listeners (`after_self`: later joiners only)
+            pass_on,       ///< offer `count` wake-ups to the other waiters (`after_self`: later joiners only)
             give_up,       ///< run request.give_up, then left()
             give_back,     ///< run request.give_back (release what the attempt took), then left()
             complete,      ///< report outcome() to the caller
@@ -58,7 +58,7 @@ public:
         std::size_t size() const { return size_; }
         const Action& operator[](std::size_t i) const { return items_[i]; }
         void push(Action action) { items_[size_++] = action; }
-        /// woken(): the wake-up is used here (else the subscriber offers it to the next listener).
+        /// woken(): the wake-up is used here (else the wait queue offers it to the next waiter).
         bool took_wake = false;
 
     private:

@@ -1,7 +1,7 @@
 #include "semaphore/channel.hpp"
 
 #include "primitive/count.hpp"
-#include "transport/subscriber.hpp"
+#include "primitive/wait_queue.hpp"
 
 namespace holdfast::detail {
 

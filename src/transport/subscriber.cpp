@@ -1,7 +1,5 @@
 #include "transport/subscriber.hpp"
 
-#include <algorithm>
-
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
@@ -158,21 +156,10 @@ void Subscriber::relocate() {
     }
 }
 
-void Subscriber::offer(const std::string& channel, std::size_t count) { offer_after(channel, count, nullptr); }
-
-void Subscriber::offer_after(const std::string& channel, std::size_t count, const ChannelListener* after) {
+Subscriber::Listening Subscriber::listening(std::string_view channel) const {
     auto it = channels_.find(channel);
-    if (it == channels_.end()) return;
-    // Copy: a listener may leave (and so edit the list) while it is woken.
-    auto listeners = it->second.listeners;
-    auto next = listeners.begin();
-    if (after) {
-        next = std::find_if(listeners.begin(), listeners.end(), [after](const auto& l) { return l.get() == after; });
-        if (next == listeners.end()) return;
-        ++next;
-    }
-    for (; next != listeners.end() && count > 0; ++next)
-        if ((*next)->on_wake() && count != wakes::all) --count;
+    if (it == channels_.end() || it->second.listeners.empty()) return {};
+    return {it->second.listeners.front(), it->second.active};
 }
 
 void Subscriber::stop_now() {
@@ -207,8 +194,17 @@ void Subscriber::on_push(Link& link, const Reply& reply) {
     if (it == channels_.end()) return;
     auto& entry = it->second;
     if (kind == "message" || kind == "smessage") {
-        if (entry.listeners.empty()) return;
-        return offer(channel, entry.listeners.front()->wakes(reply.elements[2].str));
+        const std::string_view payload = reply.elements[2].str;
+        // A listener may leave (and so edit the list, or drop the channel)
+        // while it hears the message. One listener, the usual case, is
+        // held without copying the list.
+        if (entry.listeners.size() == 1) {
+            const auto only = entry.listeners.front();
+            return only->on_message(payload);
+        }
+        const auto listeners = entry.listeners;
+        for (const auto& l : listeners) l->on_message(payload);
+        return;
     }
     if (!is_confirmation(kind) || entry.link != &link) return;  // stale: from where it was before
     if (!answer) {

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <deque>
-#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,34 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "transport/channel_listener.hpp"
 #include "transport/connection.hpp"
 
 namespace holdfast::detail {
-
-/// Something waiting on a channel. Runs on the io thread.
-namespace wakes {
-inline constexpr std::size_t all = static_cast<std::size_t>(-1);
-}
-
-class ChannelListener {
-public:
-    virtual ~ChannelListener() = default;
-    /// The subscription is active (first time, and again after a reconnect,
-    /// when messages may have been missed).
-    virtual void on_subscribed() = 0;
-    /// How many listeners of this channel a message wakes (the channel's
-    /// meaning, the same for all its listeners): Wakes::all, or a count.
-    virtual std::size_t wakes(std::string_view payload) const = 0;
-    /// A wake-up, offered in the order listeners joined; returning true uses
-    /// it up, false passes it on to the next listener.
-    virtual bool on_wake() = 0;
-    /// The client is shutting down: no message will come.
-    virtual void on_closed() = 0;
-    /// The server refused to SUBSCRIBE to the channel (an ACL without the
-    /// channel, say): no message will come. `error` names the channel, the
-    /// server and the reply.
-    virtual void on_refused(std::exception_ptr error) = 0;
-};
 
 /// Thread safety: io thread only, but for channel_count().
 class Subscriber {
@@ -69,12 +44,13 @@ public:
     void add(const std::string& channel, std::shared_ptr<ChannelListener> listener);
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
-    /// Hands `count` wake-ups to the channel's listeners, as a message would:
-    /// a listener that took a wake-up it cannot use passes it on.
-    void offer(const std::string& channel, std::size_t count);
-    /// As offer(), to the listeners that joined after `after` only, so a
-    /// wake-up passed on moves down the list and cannot circle back.
-    void offer_after(const std::string& channel, std::size_t count, const ChannelListener* after);
+    /// What local users of `channel` share: its first listener (null if it
+    /// has none) and whether its subscription is active now.
+    struct Listening {
+        std::shared_ptr<ChannelListener> listener;
+        bool active = false;
+    };
+    Listening listening(std::string_view channel) const;
 
     /// Channels with at least one listener. Any thread (tests, diagnostics).
     std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }

@@ -5,6 +5,7 @@
 
 #include "core/client_core.hpp"
 #include "redis_fixture.hpp"
+#include "transport/subscriber.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -49,6 +50,56 @@ TEST_F(Subscriptions, RefusedChannelFailsTheWaiterNamingTheChannel) {
     held.unlock();
     ASSERT_EQ(waiter.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(waiter.get());
+}
+
+// What a listener heard, in order.
+class Heard : public detail::ChannelListener {
+public:
+    void on_subscribed() override { said.push_back("subscribed"); }
+    void on_message(std::string_view payload) override { said.emplace_back(payload); }
+    void on_closed() override { said.push_back("closed"); }
+    void on_refused(std::exception_ptr) override { said.push_back("refused"); }
+    std::vector<std::string> said;
+};
+
+// The subscriber only delivers: every local listener of a channel hears each
+// message as it came, over one SUBSCRIBE, whatever it means.
+TEST_F(Subscriptions, EveryListenerHearsEveryMessageOverOneSubscription) {
+    asio::io_context io;
+    auto connection = std::make_shared<detail::Connection>(io, config());
+    detail::Subscriber subscriber(io, connection, 1s);
+    connection->start();
+    // Single-threaded: the test runs the loop itself until `done`.
+    const auto run_until = [&](const std::function<bool()>& done) {
+        const auto deadline = std::chrono::steady_clock::now() + 10s;
+        while (!done() && std::chrono::steady_clock::now() < deadline) io.run_for(5ms);
+        return done();
+    };
+    auto a = std::make_shared<Heard>();
+    auto b = std::make_shared<Heard>();
+    subscriber.add("news", a);
+    subscriber.add("news", b);
+    ASSERT_TRUE(run_until([&] { return a->said.size() == 1 && b->said.size() == 1; }));
+    EXPECT_EQ(subscribers("news"), 1);
+    EXPECT_EQ(subscriber.listening("news").listener, a);
+    EXPECT_TRUE(subscriber.listening("news").active);
+
+    raw->command({"PUBLISH", "news", "1"});
+    raw->command({"PUBLISH", "news", "anything"});
+    ASSERT_TRUE(run_until([&] { return a->said.size() == 3 && b->said.size() == 3; }));
+    EXPECT_EQ(a->said, (std::vector<std::string>{"subscribed", "1", "anything"}));
+    EXPECT_EQ(b->said, a->said);
+
+    subscriber.remove("news", a.get());
+    raw->command({"PUBLISH", "news", "2"});
+    ASSERT_TRUE(run_until([&] { return b->said.size() == 4; }));
+    EXPECT_EQ(b->said.back(), "2");
+    EXPECT_EQ(a->said.size(), 3u);
+    EXPECT_EQ(subscriber.listening("news").listener, b);
+
+    subscriber.stop_now();
+    EXPECT_EQ(b->said.back(), "closed");
+    EXPECT_EQ(subscriber.listening("news").listener, nullptr);
 }
 
 }  // namespace

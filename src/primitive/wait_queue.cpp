@@ -1,0 +1,75 @@
+#include "primitive/wait_queue.hpp"
+
+#include <algorithm>
+
+namespace holdfast::detail {
+
+void WaitQueue::join(std::shared_ptr<Waiter> waiter, bool subscribed) {
+    Waiter& joined = *waiter;
+    waiters_.push_back({next_ticket_++, std::move(waiter)});
+    if (subscribed) joined.on_subscribed();
+}
+
+void WaitQueue::leave(const Waiter* waiter) {
+    std::erase_if(waiters_, [waiter](const Entry& e) { return e.waiter.get() == waiter; });
+}
+
+void WaitQueue::hand_out(std::size_t count) { offer(count, 0); }
+
+void WaitQueue::pass_on(std::size_t count, const Waiter* after) {
+    auto it = std::find_if(waiters_.begin(), waiters_.end(), [after](const Entry& e) { return e.waiter.get() == after; });
+    if (it != waiters_.end()) offer(count, it->ticket);
+}
+
+WaitQueue::Entry* WaitQueue::next(std::uint64_t from, std::uint64_t end) {
+    auto it = std::upper_bound(waiters_.begin(), waiters_.end(), from,
+                               [](std::uint64_t ticket, const Entry& e) { return ticket < e.ticket; });
+    return it != waiters_.end() && it->ticket < end ? &*it : nullptr;
+}
+
+// Walks by ticket rather than by position, so a waiter joining or leaving
+// during a call neither shifts the walk nor gets what was not offered to it:
+// the offer goes to those there when it began, in order, each at most once.
+void WaitQueue::offer(std::size_t count, std::uint64_t from) {
+    const std::uint64_t end = next_ticket_;
+    while (count > 0) {
+        const Entry* e = next(from, end);
+        if (!e) return;
+        from = e->ticket;
+        const auto waiter = e->waiter;  // kept alive while called: it may leave
+        if (waiter->on_wake() && count != wakes::all) --count;
+    }
+}
+
+template <class Tell>
+void WaitQueue::each(Tell tell) {
+    const std::uint64_t end = next_ticket_;
+    for (std::uint64_t from = 0;;) {
+        const Entry* e = next(from, end);
+        if (!e) return;
+        from = e->ticket;
+        const auto waiter = e->waiter;
+        tell(*waiter);
+    }
+}
+
+void WaitQueue::on_subscribed() {
+    each([](Waiter& w) { w.on_subscribed(); });
+}
+
+template <class Tell>
+void WaitQueue::let_go(Tell tell) {
+    const auto waiters = std::move(waiters_);
+    waiters_.clear();
+    for (const auto& e : waiters) tell(*e.waiter);
+}
+
+void WaitQueue::on_closed() {
+    let_go([](Waiter& w) { w.on_closed(); });
+}
+
+void WaitQueue::on_refused(std::exception_ptr error) {
+    let_go([&error](Waiter& w) { w.on_refused(error); });
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,189 @@
+// The wait queue on its own: messages in, wake-ups out in join order, with
+// the real per-primitive message policies. No server.
+#include "primitive/wait_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "primitive/acquire.hpp"
+#include "semaphore/channel.hpp"
+
+namespace holdfast::detail {
+namespace {
+
+using Log = std::vector<std::string>;
+
+// Records what it is told in a log shared by the test's waiters; uses a
+// wake-up unless `decline` says otherwise.
+class Recorder : public Waiter {
+public:
+    Recorder(std::string name, Log& log) : name(std::move(name)), log_(log) {}
+
+    bool on_wake() override {
+        log_.push_back(name);
+        if (then) then();
+        return !decline;
+    }
+    void on_subscribed() override { log_.push_back(name + " subscribed"); }
+    void on_closed() override { log_.push_back(name + " closed"); }
+    void on_refused(std::exception_ptr) override { log_.push_back(name + " refused"); }
+
+    const std::string name;
+    bool decline = false;
+    std::function<void()> then;  // runs while it is woken
+
+private:
+    Log& log_;
+};
+
+class WaitQueueTest : public ::testing::Test {
+protected:
+    std::shared_ptr<Recorder> add(const std::string& name, bool subscribed = false) {
+        auto waiter = std::make_shared<Recorder>(name, log);
+        queue.join(waiter, subscribed);
+        return waiter;
+    }
+
+    Log log;
+    WaitQueue queue{redisson_lock_wakes};
+};
+
+TEST_F(WaitQueueTest, AnUnlockMessageWakesTheFirstWaiterOnly) {
+    add("a"), add("b"), add("c");
+    queue.on_message("0");
+    EXPECT_EQ(log, Log{"a"});
+}
+
+TEST_F(WaitQueueTest, AWriteUnlockWakesEveryWaiterOnceInJoinOrder) {
+    add("a"), add("b"), add("c");
+    queue.on_message("1");
+    EXPECT_EQ(log, (Log{"a", "b", "c"}));
+}
+
+TEST(WaitQueue, ASemaphoreMessageWakesAsManyWaitersAsPermits) {
+    Log log;
+    WaitQueue queue{semaphore_wakes};
+    for (const char* name : {"a", "b", "c", "d"}) queue.join(std::make_shared<Recorder>(name, log), false);
+    queue.on_message("2");
+    EXPECT_EQ(log, (Log{"a", "b"}));
+    log.clear();
+    queue.on_message("0");
+    EXPECT_TRUE(log.empty());
+    queue.on_message("not a number");  // every waiter looks
+    EXPECT_EQ(log, (Log{"a", "b", "c", "d"}));
+}
+
+TEST(WaitQueue, TheLatchWakesEveryWaiterWhateverTheMessage) {
+    Log log;
+    WaitQueue queue{[](std::string_view) { return wakes::all; }};
+    queue.join(std::make_shared<Recorder>("a", log), false);
+    queue.join(std::make_shared<Recorder>("b", log), false);
+    queue.on_message("0");
+    EXPECT_EQ(log, (Log{"a", "b"}));
+}
+
+TEST_F(WaitQueueTest, AWakeUpDeclinedGoesToTheNextWaiter) {
+    auto a = add("a");
+    auto b = add("b");
+    add("c");
+    a->decline = true;
+    b->decline = true;
+    queue.on_message("0");
+    EXPECT_EQ(log, (Log{"a", "b", "c"}));
+}
+
+TEST_F(WaitQueueTest, AWakeUpPassedOnGoesToLaterWaitersOnly) {
+    auto a = add("a");
+    auto b = add("b");
+    auto c = add("c");
+    queue.on_message("0");
+    ASSERT_EQ(log, Log{"a"});
+    // a took it, then found it could not use it (a semaphore waiter for too
+    // many permits); b and c cannot either: it runs off the end, not back to a.
+    b->decline = true;
+    c->decline = true;
+    log.clear();
+    queue.pass_on(1, a.get());
+    EXPECT_EQ(log, (Log{"b", "c"}));
+    log.clear();
+    queue.pass_on(1, b.get());
+    EXPECT_EQ(log, Log{"c"});
+}
+
+TEST_F(WaitQueueTest, AWakeUpPassedOnByOneWhoLeftGoesNowhere) {
+    auto a = add("a");
+    add("b");
+    queue.leave(a.get());
+    queue.pass_on(1, a.get());
+    EXPECT_TRUE(log.empty());
+    queue.hand_out(1);  // one handed on after leaving goes to those still there
+    EXPECT_EQ(log, Log{"b"});
+}
+
+TEST_F(WaitQueueTest, AWaiterLeavingMidWayIsOfferedNothingMore) {
+    auto a = add("a");
+    auto b = add("b");
+    add("c");
+    a->then = [&] { queue.leave(b.get()); };
+    queue.on_message("1");
+    EXPECT_EQ(log, (Log{"a", "c"}));
+    EXPECT_EQ(queue.size(), 2u);
+}
+
+TEST_F(WaitQueueTest, AWaiterLeavingWhileWokenPassesItsDeclinedWakeUpOn) {
+    auto a = add("a");
+    add("b");
+    a->decline = true;
+    a->then = [this, self = a.get()] { queue.leave(self); };
+    a.reset();  // the queue held the last reference: kept alive while called
+    queue.on_message("0");
+    EXPECT_EQ(log, (Log{"a", "b"}));
+    EXPECT_EQ(queue.size(), 1u);
+}
+
+TEST_F(WaitQueueTest, AWaiterJoiningDuringAnOfferIsNotOfferedIt) {
+    auto a = add("a");
+    a->then = [&] { add("late"); };
+    queue.on_message("1");
+    EXPECT_EQ(log, Log{"a"});
+    EXPECT_EQ(queue.size(), 2u);
+}
+
+TEST_F(WaitQueueTest, AMessageWithNoWaiterIsLost) {
+    queue.on_message("1");
+    add("a");
+    EXPECT_TRUE(log.empty());
+    queue.on_message("0");
+    EXPECT_EQ(log, Log{"a"});
+}
+
+TEST_F(WaitQueueTest, AWaiterJoiningAnActiveChannelIsToldAtOnce) {
+    add("a");
+    EXPECT_TRUE(log.empty());
+    add("b", true);
+    EXPECT_EQ(log, Log{"b subscribed"});
+    log.clear();
+    queue.on_subscribed();  // a reconnect: every waiter looks again
+    EXPECT_EQ(log, (Log{"a subscribed", "b subscribed"}));
+}
+
+TEST_F(WaitQueueTest, ARefusedOrClosedChannelLetsEveryWaiterGo) {
+    add("a"), add("b");
+    queue.on_refused(std::make_exception_ptr(std::runtime_error("NOPERM")));
+    EXPECT_EQ(log, (Log{"a refused", "b refused"}));
+    EXPECT_TRUE(queue.empty());
+
+    add("c");
+    log.clear();
+    queue.on_closed();
+    EXPECT_EQ(log, Log{"c closed"});
+    EXPECT_TRUE(queue.empty());
+}
+
+}  // namespace
+}  // namespace holdfast::detail
