@@ -90,6 +90,9 @@ TEST_F(Sentinel, FollowsAFailover) {
     const auto new_port = group.failover();
     ASSERT_NE(new_port, old_port);
     support::SyncRedis now(new_port);
+    // Under `required` (the default) a master without its replica refuses
+    // locks (LostReplica below); the old master rejoins as one within seconds.
+    support::SentinelGroup::wait_for_replicas(new_port, 1);
 
     Lock fresh(client, "after-failover");
     fresh.lock();
@@ -121,6 +124,9 @@ TEST_F(Sentinel, FollowsTheReplicaPromotedAfterTheMasterIsKilled) {
     group.wait_until_sentinels_agree();
     Config c = config();
     c.timeout = 20s;
+    // The killed master stays dead, so the new one has no replica, and under
+    // `required` would refuse every lock (LostReplica below). Following is the point here.
+    c.replica_sync = ReplicaSync::wait;
     Client client(c);
     Lock before(client, "before");
     before.lock();
@@ -143,6 +149,7 @@ TEST_F(Sentinel, ResumesAsSoonAsTheSentinelsNameTheNewMaster) {
     c.retry_interval = 6s;  // each reconnect waits this long, unless told of the switch
     c.retry_interval_max = 6s;
     c.timeout = 20s;
+    c.replica_sync = ReplicaSync::wait;  // the new master has no replica: as above
     Client client(c);
     Lock lock(client, "resume");
     lock.lock();
