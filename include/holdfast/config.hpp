@@ -89,7 +89,9 @@ enum class ReplicaSync {
     off,       ///< no WAIT
     wait,      ///< WAIT, then go on however many replicas acknowledged
     required,  ///< WAIT; an acquire no replica acknowledged is given back and fails (ReplicaSyncError),
-               ///< a renewal none acknowledged counts as failed (renewal_failed event)
+               ///< a renewal none acknowledged counts as failed (renewal_failed event). Once a replica
+               ///< was seen, at least one is waited for, also on a master that lost its replicas
+               ///< (docs/deployments.md, "Replica sync")
 };
 
 struct HOLDFAST_EXPORT Config {

@@ -8,9 +8,14 @@ namespace holdfast::detail {
 std::optional<std::string> unsynced(const Transport& transport, const std::exception_ptr& error,
                                     const Transport::ReplicaAck& ack) {
     if (ack.replicas == 0 || (!error && ack.acknowledged > 0)) return std::nullopt;
-    if (error) return "the WAIT for its replicas failed (" + message_of(error) + ")";
-    return "none of its " + std::to_string(ack.replicas) + " replica(s) acknowledged it within " +
-           std::to_string(transport.config().replica_sync_timeout.count()) + " ms (WAIT)";
+    const std::string within = " within " + std::to_string(transport.config().replica_sync_timeout.count()) + " ms (WAIT)";
+    std::string why = error              ? "the WAIT for its replicas failed (" + message_of(error) + ")"
+                      : ack.replicas_lost ? "no replica acknowledged it" + within
+                                          : "none of its " + std::to_string(ack.replicas) + " replica(s) acknowledged it" + within;
+    if (ack.replicas_lost)
+        why += ": the master has lost its replicas (ROLE lists none, where this client saw one before: a failover "
+               "under way, or the replicas are down)";
+    return why;
 }
 
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
@@ -19,10 +24,14 @@ void sync_acquire(Transport& transport, const std::string& key, std::string subj
                                   done = std::move(done)](std::exception_ptr error, Transport::ReplicaAck ack) {
         const auto why = unsynced(transport, error, ack);
         if (transport.config().replica_sync != ReplicaSync::required || !why) return done(nullptr);
+        const char* what_to_do = ack.replicas_lost
+                                     ? "Retry once the failover is over or a replica is back (INFO replication on "
+                                       "the master), or set replica_sync to wait to go on without them"
+                                     : "Check the replicas (INFO replication on the master), or set replica_sync "
+                                       "to wait to go on without them";
         auto failure = std::make_exception_ptr(ReplicaSyncError(
             "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
-            ", so a failover could lose it; it was given back (replica_sync = required). Check the replicas "
-            "(INFO replication on the master), or set replica_sync to wait to go on without them"));
+            ", so a failover could lose it; it was given back (replica_sync = required). " + what_to_do));
         give_back([done, failure] { done(failure); });
     });
 }

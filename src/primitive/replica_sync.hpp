@@ -1,6 +1,7 @@
 // Replica sync (Config::replica_sync, Redisson's synced writes): after an
 // acquire or release script, WAIT until the master's replicas hold the write.
-// Nothing is sent where sync is off or the master has no replicas.
+// Nothing is sent where sync is off or the master has no replicas, except
+// under `required` once one was seen (Connection::replicas()).
 #pragma once
 
 #include <exception>
@@ -13,8 +14,9 @@
 namespace holdfast::detail {
 
 /// Why a write's WAIT (Transport::sync_replicas) fell short: the master has
-/// replicas but none acknowledged the write, or the WAIT failed. nullopt if
-/// it did not fall short.
+/// replicas but none acknowledged the write, or it lost them (none listed,
+/// after some were: `required` still waits for one), or the WAIT failed.
+/// nullopt if it did not fall short.
 std::optional<std::string> unsynced(const Transport& transport, const std::exception_ptr& error,
                                     const Transport::ReplicaAck& ack);
 

@@ -99,10 +99,23 @@ public:
     /// `keep`; it reconnects through the locator. A failover's +switch-master.
     void drop_unless(const ServerAddress& keep, const std::string& why);
 
-    /// Replicas the master reported connected (ROLE, in the handshake and
-    /// every few seconds while Config::replica_sync is on); 0 when unknown
-    /// (ROLE refused by an ACL). Any thread.
-    int replicas() const { return replicas_.load(std::memory_order_relaxed); }
+    /// Replicas a write here must reach (the WAIT after it): those the master
+    /// reported connected (ROLE, in the handshake and every few seconds while
+    /// Config::replica_sync is on); 0 when unknown (ROLE refused by an ACL).
+    /// Under ReplicaSync::required, at least 1 once this connection has seen
+    /// a replica, across reconnects and failovers, for as long as it lives:
+    /// a master that lost its replicas (an old master cut off by a failover)
+    /// must fail the WAIT, not be spared it. Any thread.
+    int replicas() const {
+        const int reported = replicas_.load(std::memory_order_relaxed);
+        return reported == 0 && replicas_lost() ? 1 : reported;
+    }
+    /// Under ReplicaSync::required: the master reports no replica, though
+    /// this connection saw one before (so replicas() still asks for 1).
+    bool replicas_lost() const {
+        return config_.replica_sync == ReplicaSync::required && seen_replicas_.load(std::memory_order_relaxed) &&
+               replicas_.load(std::memory_order_relaxed) == 0;
+    }
     /// A WAIT answered that more replicas acknowledged than ROLE reported.
     void saw_replicas(int count);
 
@@ -198,7 +211,8 @@ private:
     bool stopping_ = false;               // stop_now(): the drop is not a loss
     ServerAddress address_;               // where the locator sent this attempt
     Clock::time_point role_checked_{};    // last ROLE sent
-    std::atomic<int> replicas_{0};
+    std::atomic<int> replicas_{0};        // as the master last reported them
+    std::atomic<bool> seen_replicas_{false};  // ever more than 0 (replicas())
 };
 
 }  // namespace holdfast::detail

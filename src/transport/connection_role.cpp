@@ -26,6 +26,7 @@ bool Connection::on_role(const Reply& reply) {
     if (role == "master") {
         const int replicas = reply.elements.size() >= 3 ? static_cast<int>(reply.elements[2].elements.size()) : 0;
         replicas_.store(replicas, std::memory_order_relaxed);
+        if (replicas > 0) seen_replicas_.store(true, std::memory_order_relaxed);
         return true;
     }
     replicas_.store(0, std::memory_order_relaxed);
@@ -35,6 +36,7 @@ bool Connection::on_role(const Reply& reply) {
 }
 
 void Connection::saw_replicas(int count) {
+    if (count > 0) seen_replicas_.store(true, std::memory_order_relaxed);
     int known = replicas_.load(std::memory_order_relaxed);
     while (count > known && !replicas_.compare_exchange_weak(known, count, std::memory_order_relaxed)) {
     }

@@ -138,12 +138,13 @@ void Transport::sync_replicas(std::string_view key, std::function<void(std::exce
     Connection& connection = writer_of(key);
     const int replicas = config_.replica_sync == ReplicaSync::off ? 0 : connection.replicas();
     if (replicas == 0) return done(nullptr, ReplicaAck{});
+    const bool lost = connection.replicas_lost();
     connection.submit(encode_command({"WAIT", std::to_string(replicas), std::to_string(config_.replica_sync_timeout.count())}),
-                      [&connection, replicas, done = std::move(done)](std::exception_ptr error, Reply reply) {
-                          if (error) return done(std::move(error), ReplicaAck{replicas, 0, connection.address()});
+                      [&connection, replicas, lost, done = std::move(done)](std::exception_ptr error, Reply reply) {
+                          if (error) return done(std::move(error), ReplicaAck{replicas, 0, connection.address(), lost});
                           if (!reply.is_integer()) return done(nullptr, ReplicaAck{0, 0, connection.address()});
                           connection.saw_replicas(static_cast<int>(reply.integer));
-                          done(nullptr, ReplicaAck{replicas, reply.integer, connection.address()});
+                          done(nullptr, ReplicaAck{replicas, reply.integer, connection.address(), lost});
                       });
 }
 

@@ -43,17 +43,20 @@ public:
     void eval(const Script& script, const std::vector<std::string_view>& keys,
               const std::vector<std::string_view>& args, ReplyHandler handler);
 
-    /// What a WAIT after a write found: `replicas` the master had (0: no
-    /// WAIT was sent), how many `acknowledged`, and the master's address.
+    /// What a WAIT after a write found: `replicas` waited for (0: no WAIT
+    /// was sent), how many `acknowledged`, the master's address, and whether
+    /// the master had lost its replicas (Connection::replicas_lost()).
     struct ReplicaAck {
         int replicas = 0;
         long long acknowledged = 0;
         std::string master;
+        bool replicas_lost = false;
     };
     /// After a write for `key` (Config::replica_sync, docs/deployments.md):
     /// `WAIT <replicas> <replica_sync_timeout>` on the connection that sent
-    /// the write, so it covers it; nothing when sync is off or the master has
-    /// no replicas. An error reply (an ACL refusing WAIT) counts as no replicas.
+    /// the write, so it covers it; nothing when sync is off or no replica is
+    /// needed (Connection::replicas(): under `required` one still is once
+    /// seen). An error reply (an ACL refusing WAIT) counts as no replicas.
     void sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done);
     /// Whether sync_replicas() would send a WAIT now: a cheap check first.
     bool syncs_replicas(std::string_view key) {

@@ -90,6 +90,9 @@ TEST_F(Sentinel, FollowsAFailover) {
     const auto new_port = group.failover();
     ASSERT_NE(new_port, old_port);
     support::SyncRedis now(new_port);
+    // Under `required` (the default) a master without its replica refuses
+    // locks (LostReplica below); the old master rejoins as one within seconds.
+    support::SentinelGroup::wait_for_replicas(new_port, 1);
 
     Lock fresh(client, "after-failover");
     fresh.lock();
@@ -121,6 +124,9 @@ TEST_F(Sentinel, FollowsTheReplicaPromotedAfterTheMasterIsKilled) {
     group.wait_until_sentinels_agree();
     Config c = config();
     c.timeout = 20s;
+    // The killed master stays dead, so the new one has no replica, and under
+    // `required` would refuse every lock (LostReplica below). Following is the point here.
+    c.replica_sync = ReplicaSync::wait;
     Client client(c);
     Lock before(client, "before");
     before.lock();
@@ -143,6 +149,7 @@ TEST_F(Sentinel, ResumesAsSoonAsTheSentinelsNameTheNewMaster) {
     c.retry_interval = 6s;  // each reconnect waits this long, unless told of the switch
     c.retry_interval_max = 6s;
     c.timeout = 20s;
+    c.replica_sync = ReplicaSync::wait;  // the new master has no replica: as above
     Client client(c);
     Lock lock(client, "resume");
     lock.lock();
@@ -297,6 +304,62 @@ TEST_F(ReplicaSyncTest, RequiredGivesBackSemaphorePermitsNoReplicaAcknowledged) 
     const std::string what = what_of([&] { slots.try_acquire(2); });
     EXPECT_NE(what.find("2 permit(s) of semaphore 'slots'"), std::string::npos) << what;
     EXPECT_EQ(slots.available_permits(), 3) << "the unsynced permits were not given back";
+}
+
+// `required` once the client has seen a replica: a master that then lost it
+// (an old master cut off by a failover, its replica promoted) refuses locks
+// rather than granting them with no WAIT, until a replica is back.
+class LostReplica : public ReplicaSyncTest {
+protected:
+    /// One command connection, so the ROLE refreshes counted are the lock's.
+    Config one_connection(ReplicaSync mode) const {
+        Config c = config(mode);
+        c.connection_pool_size = 1;
+        return c;
+    }
+    /// The replica leaves the master, and the client's ROLE has said so.
+    void lose_the_replica() {
+        support::SyncRedis(replica->port()).command({"REPLICAOF", "NO", "ONE"});
+        ASSERT_TRUE(eventually([&] { return raw->command({"ROLE"})->element[2]->elements == 0; }))
+            << "the master still lists its replica";
+        raw->command({"CONFIG", "RESETSTAT"});
+        // Two refreshes (every 2 s): the reply to the first has been read.
+        ASSERT_TRUE(eventually([&] { return command_calls(*raw, "role") >= 2; }, 15s));
+    }
+    void bring_the_replica_back() {
+        support::SyncRedis(replica->port()).command({"REPLICAOF", "127.0.0.1", std::to_string(master->port())});
+        support::SentinelGroup::wait_for_replicas(master->port(), 1);
+    }
+};
+
+TEST_F(LostReplica, RequiredRefusesLocksOnAMasterThatLostItsReplicas) {
+    Client client(one_connection(ReplicaSync::required));
+    Lock lock(client, "orphaned");
+    lock.lock();  // the replica is seen (ROLE) and acknowledges
+    lock.unlock();
+    lose_the_replica();
+    const std::string what = what_of([&] { lock.lock(); });
+    EXPECT_NE(what.find("lock 'orphaned'"), std::string::npos) << what;
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(master->port())), std::string::npos) << what;
+    EXPECT_NE(what.find("no replica acknowledged it"), std::string::npos) << what;
+    EXPECT_NE(what.find("the master has lost its replicas"), std::string::npos) << what;
+    EXPECT_THROW(lock.try_lock(), ReplicaSyncError);
+    EXPECT_EQ(raw->integer({"EXISTS", "orphaned"}), 0) << "the unsynced hold was not given back";
+    bring_the_replica_back();
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+}
+
+// `wait` is unchanged: a master without replicas is sent no WAIT.
+TEST_F(LostReplica, WaitModeGoesOnOnceTheReplicasAreGone) {
+    Client client(one_connection(ReplicaSync::wait));
+    Lock lock(client, "alone-now");
+    lock.lock();
+    lock.unlock();
+    lose_the_replica();
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+    EXPECT_EQ(command_calls(*raw, "wait"), 0);
 }
 
 TEST_F(ReplicaSyncTest, WaitModeGoesOnWithoutAcknowledgement) {

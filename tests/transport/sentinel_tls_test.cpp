@@ -32,6 +32,8 @@ TEST_F(SentinelTls, LocksOnTheMasterAndFollowsAFailover) {
     const auto old_port = group.master_port();
     const auto new_port = group.failover();
     ASSERT_NE(new_port, old_port);
+    // `required` (the default): not before the new master has its replica (LostReplica).
+    support::SentinelGroup::wait_for_replicas(new_port, 1);
     Lock after(client, "tls-after-failover");
     after.lock();
     support::SyncRedis now(new_port);
