@@ -123,12 +123,14 @@ Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, co
     if (target.release)
         raw.string({"EVAL", populate_lua, "1", prefix, std::to_string(keyspace), owner, deep_hold});
 
-    // As lock.cpp calls them: acquire KEYS = name, ARGV = lease, owner;
-    // release KEYS = name, channel, ARGV = "0", lease, owner, "publish".
+    // As lock/kind.cpp calls them: acquire KEYS = name, ARGV = lease, owner,
+    // channel, "publish"; release KEYS = name, ARGV = "0", lease, owner,
+    // "publish", channel.
+    const std::string channel = "redisson_lock__channel:{" + tag + "}";
     const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", prefix + ":acquire:__rand_int__", lease_ms,
-                                           owner};
-    const std::vector<std::string> release{"EVALSHA", release_sha, "2", prefix + ":release:__rand_int__",
-                                           "redisson_lock__channel:{" + tag + "}", "0", lease_ms, owner, "publish"};
+                                           owner,     channel,     "publish"};
+    const std::vector<std::string> release{"EVALSHA", release_sha, "1", prefix + ":release:__rand_int__",
+                                           "0",       lease_ms,    owner, "publish", channel};
     Ceiling c;
     c.acquire_pipelined = run_benchmark(target, durations.pipelined_requests, true, acquire);
     if (target.release) c.release_pipelined = run_benchmark(target, durations.pipelined_requests, true, release);

@@ -21,11 +21,10 @@ std::string epoch_ms() {
     return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
 }
 
-// hash, queue, deadlines, channel prefix, liveness: the key order of every fair script.
+// hash, queue, deadlines, liveness: the key order of every fair script (the
+// channel prefix, no key, is their last argument).
 std::vector<std::string> fair_keys(const std::string& name) {
-    return {name, detail::fair_queue_key(name),
-            detail::fair_timeout_key(name), detail::lock_channel(name),
-            detail::fair_alive_key(name)};
+    return {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)};
 }
 
 class FairLockKind final : public detail::LockKind {
@@ -45,7 +44,8 @@ public:
                            mode = try_once ? "try" : "wait", refresh](auto report) {
             detail::attempt_script(core.transport, scripts::fair_lock_acquire, fair_keys(name),
                                    {lease_ms, owner, queue_budget_ms, epoch_ms(), mode,
-                                    std::string(core.transport.publish_command()), timeout_ms},
+                                    std::string(core.transport.publish_command()), timeout_ms,
+                                    detail::lock_channel(name)},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
                                        if (attempt.outcome == detail::Attempt::Outcome::refused)
                                            attempt.ttl = attempt.ttl < 0 ? refresh : std::min(attempt.ttl, refresh);
@@ -55,7 +55,9 @@ public:
         if (!try_once)
             request.give_up = [&core, name, owner](std::function<void()> done) {
                 detail::eval_reporting(core.transport, scripts::fair_lock_give_up, fair_keys(name),
-                                       {owner, queue_budget_ms, std::string(core.transport.publish_command())}, name,
+                                       {owner, queue_budget_ms, std::string(core.transport.publish_command()),
+                                        detail::lock_channel(name)},
+                                       name,
                                        "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
             };
         return request;
@@ -64,13 +66,16 @@ public:
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_release, fair_keys(name),
-                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command())}, name,
+                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command()),
+                                detail::lock_channel(name)},
+                               name,
                                "unlock fair lock", std::move(done));
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, fair_keys(name),
-                               {"0", std::string(core.transport.publish_command()), epoch_ms()}, name, "force-unlock fair lock",
+                               {"0", std::string(core.transport.publish_command()), epoch_ms(), detail::lock_channel(name)},
+                               name, "force-unlock fair lock",
                                std::move(done));
     }
 

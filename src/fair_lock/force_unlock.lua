@@ -1,11 +1,16 @@
 #!lua flags=allow-oom
 -- Fair lock force unlock: delete the lock whoever holds it and wake the first
 -- live waiter (dead heads are dropped first, as the release drops them).
--- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel prefix,
--- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] publish command,
--- ARGV[3] now (epoch ms). Reply 1 when a lock was deleted, else 0.
+-- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] liveness hash;
+-- ARGV[1] unlock message, ARGV[2] publish command, ARGV[3] now (epoch ms),
+-- ARGV[4] channel prefix (no key, as in lock/release.lua). Reply 1 when a lock was deleted, else 0.
 -- allow-oom, and the PUBLISH before any write, as in the release.
 local now = tonumber(ARGV[3])
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[4], ARGV[1]}}, 'force-unlocking the fair lock')
+if refused then
+    return refused
+end
 -- include: dead_heads.lua.part
 local head, dead = first_live(nil)
 
@@ -13,7 +18,7 @@ local head, dead = first_live(nil)
 -- (WRONGTYPE, key kept).
 local held = redis.call('hlen', KEYS[1]) > 0
 if held and head ~= false then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. head, ARGV[1])
+    redis.call(ARGV[2], ARGV[4] .. ':' .. head, ARGV[1])
 end
 drop_dead(dead)
 if held then

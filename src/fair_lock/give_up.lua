@@ -3,9 +3,9 @@
 -- leaves the queue, and the deadlines of everyone behind it drop by its queue
 -- budget (each moved up one place), as RFairLock's do. If it was first while
 -- the lock is free, the new first waiter is woken, since no unlock will come.
--- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel prefix,
--- KEYS[5] liveness hash; ARGV[1] owner, ARGV[2] queue budget ms, ARGV[3]
--- publish command. Reply 1 if the owner was queued, else 0.
+-- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] liveness hash;
+-- ARGV[1] owner, ARGV[2] queue budget ms, ARGV[3] publish command, ARGV[4]
+-- channel prefix (no key, as in lock/release.lua). Reply 1 if the owner was queued, else 0.
 -- allow-oom: leaving must work on a full server too. The PUBLISH comes
 -- before any write, so a refused one changes nothing.
 local queue = redis.call('lrange', KEYS[2], 0, -1)
@@ -18,16 +18,16 @@ for i, waiter in ipairs(queue) do
 end
 if at == nil then
     redis.call('zrem', KEYS[3], ARGV[1])
-    redis.call('hdel', KEYS[5], ARGV[1])
+    redis.call('hdel', KEYS[4], ARGV[1])
     return 0
 end
 if at == 1 and #queue > 1 and redis.call('exists', KEYS[1]) == 0 then
-    redis.call(ARGV[3], KEYS[4] .. ':' .. queue[2], '0')
+    redis.call(ARGV[3], ARGV[4] .. ':' .. queue[2], '0')
 end
 for i = at + 1, #queue do
     redis.call('zincrby', KEYS[3], -tonumber(ARGV[2]), queue[i])
 end
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], 0, ARGV[1])
-redis.call('hdel', KEYS[5], ARGV[1])
+redis.call('hdel', KEYS[4], ARGV[1])
 return 1

@@ -3,15 +3,21 @@
 -- live waiter's own channel (prefix:<owner>); dead heads are dropped first,
 -- as the acquire script presumes them dead. A lock whose lease already ran
 -- out is released as RFairLock does: the first waiter is woken, reply 1.
--- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] channel prefix,
--- KEYS[5] liveness hash; ARGV[1] unlock message, ARGV[2] lease ms to raise a
--- still-held lock's TTL to (0: keep it), ARGV[3] owner, ARGV[4] now (epoch
--- ms), ARGV[5] publish command.
+-- KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines, KEYS[4] liveness hash;
+-- ARGV[1] unlock message, ARGV[2] lease ms to raise a still-held lock's TTL
+-- to (0: keep it), ARGV[3] owner, ARGV[4] now (epoch ms), ARGV[5] publish
+-- command, ARGV[6] channel prefix (no key, as in lock/release.lua).
 -- Reply nil: not the owner; 0: still held; 1: released (and the head woken).
 -- allow-oom: a full server (maxmemory, noeviction) must still let a lock go.
 -- Reads first, the one PUBLISH next, writes last: a refused PUBLISH (ACL)
 -- leaves the lock held and unchanged.
 local now = tonumber(ARGV[4])
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'del', KEYS[1]}, {ARGV[5], ARGV[6] .. ':' .. ARGV[3], ARGV[1]}},
+    'releasing the fair lock')
+if refused then
+    return refused
+end
 -- include: dead_heads.lua.part
 local head, dead = first_live(nil)
 
@@ -34,7 +40,7 @@ if held then
     end
 end
 if head ~= false then
-    redis.call(ARGV[5], KEYS[4] .. ':' .. head, ARGV[1])
+    redis.call(ARGV[5], ARGV[6] .. ':' .. head, ARGV[1])
 end
 drop_dead(dead)
 if held then

@@ -1,7 +1,9 @@
 -- Fenced lock acquire (Redisson RFencedLock layout): the RLock acquire plus a
 -- token raised on every acquisition, re-entries included.
--- KEYS[1] lock hash, KEYS[2] token counter; ARGV[1] lease ms; ARGV[2] owner id.
--- Reply {-1, token} when taken, {pttl, -1} when not.
+-- KEYS[1] lock hash, KEYS[2] token counter; ARGV[1] lease ms; ARGV[2] owner id;
+-- ARGV[3] channel, ARGV[4] publish command (for the release's rights).
+-- Reply {-1, token} when taken, {pttl, -1} when not; a NOPERM error, nothing
+-- taken, when the user could not release it (as lock/acquire.lua).
 --
 -- The token is max(counter + 1, the server's clock in microseconds), not a
 -- plain INCR: a failover (or a restart without persistence) can lose the
@@ -11,6 +13,12 @@
 -- masters' clocks differ by less than a failover takes (docs/design.md).
 -- Lua numbers are doubles: tokens count exactly up to 2^53 (year 2255 in
 -- microseconds), as RFencedLock's INCR through Lua does.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
+    'releasing the lock')
+if refused then
+    return refused
+end
 if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     local time = redis.call('time')
     local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])

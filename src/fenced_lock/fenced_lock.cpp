@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "hold/contained.hpp"
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
@@ -24,7 +25,9 @@ public:
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-            detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)}, {lease_ms, owner},
+            detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
+                                   {lease_ms, owner, detail::lock_channel(name),
+                                    std::string(core.transport.publish_command())},
                                    name, "lock", [report](std::exception_ptr error, detail::Reply reply) {
                                        if (error) return report(detail::Attempt::failed(std::move(error)));
                                        if (!reply.is_array() || reply.elements.size() != 2)
@@ -57,6 +60,7 @@ std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, st
 
 void FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait, std::optional<Duration> lease,
                                               std::stop_token stop, Completion<std::optional<std::int64_t>> done) {
+    done = detail::contained(client().core(), "fenced lock", name(), std::move(done));
     acquire(
         std::move(owner), wait, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
@@ -67,6 +71,7 @@ void FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait, 
 
 void FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease, std::stop_token stop,
                                           Completion<std::optional<std::int64_t>> done) {
+    done = detail::contained(client().core(), "fenced lock", name(), std::move(done));
     acquire(
         std::move(owner), std::nullopt, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
@@ -95,6 +100,7 @@ std::future<std::int64_t> FencedLock::async_lock_and_get_token(std::string owner
 std::int64_t FencedLock::token() const {
     const std::string key = token_key(name());
     auto& transport = client().core().transport;
+    detail::refuse_loop_thread(transport);  // it would wait for its own reply
     detail::BlockingResult<std::int64_t> result;
     transport.execute(key, {"GET", key}, [&result, &transport, key](std::exception_ptr error, detail::Reply reply) {
         std::int64_t value = 0;

@@ -1,12 +1,17 @@
 #!lua flags=allow-oom
 -- Count-down latch count down (Redisson RCountDownLatch layout).
--- KEYS[1] count, KEYS[2] channel; ARGV[1] message (`0`), ARGV[2] publish
--- command.
+-- KEYS[1] count; ARGV[1] message (`0`), ARGV[2] publish command, ARGV[3]
+-- channel (no key, as in lock/release.lua).
 -- At 0 or below the key goes (an absent latch is open); reaching 0 publishes
 -- `0`, which wakes every waiter. Reply: the new count.
 -- allow-oom: counting down must work on a full server (maxmemory, noeviction).
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the count unchanged (waiters see the message after the script).
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'counting down')
+if refused then
+    return refused
+end
 local count = redis.call('get', KEYS[1])
 if count and not string.match(count, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
@@ -16,7 +21,7 @@ if before > 1 then
     return redis.call('decr', KEYS[1])
 end
 if before == 1 then
-    redis.call(ARGV[2], KEYS[2], ARGV[1])
+    redis.call(ARGV[2], ARGV[3], ARGV[1])
 end
 redis.call('del', KEYS[1])
 return before - 1

@@ -1,10 +1,15 @@
 -- Count-down latch set-count-if-absent (Redisson RCountDownLatch layout).
--- KEYS[1] count, KEYS[2] channel; ARGV[1] message (`1`), ARGV[2] count (> 0),
--- ARGV[3] publish command.
+-- KEYS[1] count; ARGV[1] message (`1`), ARGV[2] count (> 0), ARGV[3] publish
+-- command, ARGV[4] channel (no key, as in lock/release.lua).
 -- Reply 1: set, and `1` published; 0: the latch has a count already.
 -- A key of another type, or a string that is no count, is refused (WRONGTYPE)
 -- as by count_down.lua, not taken for an existing count.
 -- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{ARGV[3], ARGV[4], ARGV[1]}}, 'setting the count')
+if refused then
+    return refused
+end
 local count = redis.call('get', KEYS[1])
 if count then
     if not string.match(count, '^-?%d+$') then
@@ -12,6 +17,6 @@ if count then
     end
     return 0
 end
-redis.call(ARGV[3], KEYS[2], ARGV[1])
+redis.call(ARGV[3], ARGV[4], ARGV[1])
 redis.call('set', KEYS[1], ARGV[2])
 return 1

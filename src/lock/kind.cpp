@@ -42,27 +42,28 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
                                           std::chrono::milliseconds lease, bool) const {
     AcquireRequest request;
     request.channel = lock_channel(name);
-    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-        attempt_script(core.transport, scripts::lock_acquire, {name}, {lease_ms, owner}, name, "lock", std::move(report));
+    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), announces = announces_](auto report) {
+        // The channel and publish command: the release's rights, checked first.
+        attempt_script(core.transport, scripts::lock_acquire, {name},
+                       {lease_ms, owner, lock_channel(name), std::string(announces ? core.transport.publish_command() : "")},
+                       name, "lock", std::move(report));
     };
     return request;
 }
 
 void ReentrantLockKind::release(ClientCore& core, const std::string& name, const std::string& owner,
                                 const std::string& lease_ms, ReplyHandler done) const {
-    std::vector<std::string> keys{name};
-    if (announces_) keys.push_back(lock_channel(name));
-    eval_reporting(core.transport, scripts::lock_release, std::move(keys),
-                   {std::string(unlock_message), lease_ms, owner, std::string(announces_ ? core.transport.publish_command() : "")},
+    eval_reporting(core.transport, scripts::lock_release, {name},
+                   {std::string(unlock_message), lease_ms, owner,
+                    std::string(announces_ ? core.transport.publish_command() : ""), lock_channel(name)},
                    name, "unlock", std::move(done));
 }
 
 void ReentrantLockKind::force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const {
-    std::vector<std::string> keys{name};
-    if (announces_) keys.push_back(lock_channel(name));
-    eval_reporting(core.transport, scripts::lock_force_unlock, std::move(keys),
-                   {std::string(unlock_message), std::string(announces_ ? core.transport.publish_command() : "")}, name,
-                   "force-unlock", std::move(done));
+    eval_reporting(core.transport, scripts::lock_force_unlock, {name},
+                   {std::string(unlock_message), std::string(announces_ ? core.transport.publish_command() : ""),
+                    lock_channel(name)},
+                   name, "force-unlock", std::move(done));
 }
 
 const Script& ReentrantLockKind::renew() const { return scripts::lock_renew; }

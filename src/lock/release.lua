@@ -1,13 +1,20 @@
 #!lua flags=allow-oom
 -- Reentrant lock release (Redisson RLock layout).
--- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message, ARGV[2] lease ms
--- to raise a still-held lock's TTL to (0: keep its TTL, for an explicit lease),
--- ARGV[3] owner id, ARGV[4] publish command (publish or spublish; empty: the
--- spin lock, which has no channel and passes no KEYS[2]).
+-- KEYS[1] lock hash; ARGV[1] unlock message, ARGV[2] lease ms to raise a
+-- still-held lock's TTL to (0: keep its TTL, for an explicit lease), ARGV[3]
+-- owner id, ARGV[4] publish command (publish or spublish; empty: the spin
+-- lock, which announces nothing), ARGV[5] channel.
+-- The channel is no key: declared, it would fail the call in a slot being
+-- migrated (TRYAGAIN: a key that never exists) and need a key ACL pattern.
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
--- Publish before any write: a user whose ACL refuses the channel gets the
--- error with the lock unchanged (waiters see the message after the script).
+-- Rights checked, then the publish, before any write: a refused call leaves
+-- the lock unchanged (waiters see the message after the script).
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
+if refused then
+    return refused
+end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if holds == nil then
     return nil
@@ -21,7 +28,7 @@ if holds > 1 then
     return 0
 end
 if ARGV[4] ~= '' then
-    redis.call(ARGV[4], KEYS[2], ARGV[1])
+    redis.call(ARGV[4], ARGV[5], ARGV[1])
 end
 redis.call('del', KEYS[1])
 return 1

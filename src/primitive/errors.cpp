@@ -1,5 +1,7 @@
 #include "primitive/errors.hpp"
 
+#include <cctype>
+
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/transport.hpp"
@@ -17,6 +19,21 @@ std::string acl_advice(const Reply& reply, const std::string& user) {
     const std::string& text = reply.str;
     const bool noperm = reply.is_error_code("NOPERM");
     const std::string setuser = " (ACL SETUSER " + user;
+    // holdfast's scripts check the rights a release needs before they write,
+    // and name the command and its channel or key (primitive/release_rights.lua.part).
+    const std::string may_not = "may not run ";
+    if (const auto at = text.find(may_not); noperm && at != std::string::npos) {
+        const auto start = at + may_not.size();
+        std::string command = text.substr(start, text.find(' ', start) - start);
+        const std::string shown = command;
+        for (char& c : command) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool channel = text.find(" on channel '", start) != std::string::npos;
+        const auto open = text.find('\'', start), close = text.rfind('\'');
+        const std::string target = open < close ? text.substr(open + 1, close - open - 1) : "";
+        return "; the server's ACL refuses user '" + user + "' " + shown + " on " + (channel ? "channel" : "key") +
+               " '" + target + "' (the command or the " + (channel ? "channel" : "key") + "): grant both" + setuser +
+               " +" + command + (channel ? " &" : " ~") + target + ")" + std::string(acl_doc);
+    }
     if (text.find("publish to the channel") != std::string::npos || (noperm && text.find("channels") != std::string::npos))
         return "; the server's ACL refuses user '" + user + "' holdfast's channels: grant them" + setuser +
                " &redisson_*)" + std::string(acl_doc);

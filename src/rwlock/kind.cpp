@@ -26,9 +26,10 @@ bool is_writer_field(std::string_view field) { return field.ends_with(writer_suf
 // Each side deletes the lock only while it is in its own mode, as Redisson's do.
 void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
                           ReplyHandler done) {
-    eval_reporting(core.transport, scripts::rwlock_force_unlock, {name, rwlock_channel(name)},
-                   {std::string(mode), std::string(message), std::string(core.transport.publish_command())}, name, "force-unlock",
-                   std::move(done));
+    eval_reporting(core.transport, scripts::rwlock_force_unlock, {name},
+                   {std::string(mode), std::string(message), std::string(core.transport.publish_command()),
+                    rwlock_channel(name)},
+                   name, "force-unlock", std::move(done));
 }
 
 class ReadLockKind final : public LockKind {
@@ -40,8 +41,10 @@ public:
         AcquireRequest request;
         request.channel = rwlock_channel(name);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-            attempt_script(core.transport, scripts::rwlock_read_acquire, {name}, {lease_ms, owner, writer_field(owner)}, name,
-                           "read lock", std::move(report));
+            attempt_script(core.transport, scripts::rwlock_read_acquire, {name},
+                           {lease_ms, owner, writer_field(owner), rwlock_channel(name),
+                            std::string(core.transport.publish_command())},
+                           name, "read lock", std::move(report));
         };
         return request;
     }
@@ -49,9 +52,10 @@ public:
     // Each read hold has its own lease (its timeout key), so `lease_ms` has no use here.
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
-        eval_reporting(core.transport, scripts::rwlock_read_release, {name, rwlock_channel(name)},
-                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command())}, name, "read unlock",
-                       std::move(done));
+        eval_reporting(core.transport, scripts::rwlock_read_release, {name},
+                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command()),
+                        rwlock_channel(name)},
+                       name, "read unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
@@ -77,7 +81,10 @@ public:
         AcquireRequest request;
         request.channel = rwlock_channel(name);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
-            eval_reporting(core.transport, scripts::rwlock_write_acquire, {name}, {lease_ms, writer_field(owner), owner}, name,
+            eval_reporting(core.transport, scripts::rwlock_write_acquire, {name},
+                           {lease_ms, writer_field(owner), owner, rwlock_channel(name),
+                            std::string(core.transport.publish_command())},
+                           name,
                            "write lock", [name, owner, report = std::move(report)](std::exception_ptr error, Reply reply) {
                                if (error) return report(Attempt::failed(std::move(error)));
                                if (reply.is_nil()) return report(Attempt::acquired());
@@ -92,8 +99,9 @@ public:
 
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
                  ReplyHandler done) const override {
-        eval_reporting(core.transport, scripts::rwlock_write_release, {name, rwlock_channel(name)},
-                       {std::string(write_unlock_message), lease_ms, writer_field(owner), std::string(core.transport.publish_command())},
+        eval_reporting(core.transport, scripts::rwlock_write_release, {name},
+                       {std::string(write_unlock_message), lease_ms, writer_field(owner),
+                        std::string(core.transport.publish_command()), rwlock_channel(name)},
                        name, "write unlock", std::move(done));
     }
 

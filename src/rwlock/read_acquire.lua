@@ -3,7 +3,15 @@
 -- writer field (<owner>:write): the writer may take read locks (downgrade).
 -- Read hold n of an owner has its own key <tag>:<owner>:rwlock_timeout:<n> = 1
 -- with the lease as TTL; <tag> is {name}, or name when it already has a '{'.
--- Reply nil when taken (or re-entered), else the lock's remaining PTTL.
+-- ARGV[4] channel, ARGV[5] publish command (for the release's rights).
+-- Reply nil when taken (or re-entered), else the lock's remaining PTTL; a
+-- NOPERM error, nothing taken, when the user could not release it.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'hkeys', KEYS[1]}, {'hdel', KEYS[1], ARGV[2]}, {'del', KEYS[1]},
+    {ARGV[5], ARGV[4], '0'}}, 'releasing the read lock')
+if refused then
+    return refused
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
     -- A hash without a mode is not a read-write lock: wait for it like any holder.

@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
 -- Read lock release (Redisson RReadWriteLock layout, read side).
--- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message ('0': one waiter
--- may try), ARGV[2] owner id, ARGV[3] publish command (publish or spublish).
+-- KEYS[1] lock hash; ARGV[1] unlock message ('0': one waiter may try), ARGV[2]
+-- owner id, ARGV[3] publish command (publish or spublish), ARGV[4] channel
+-- (no key, as in lock/release.lua).
 -- Drops the owner's newest read hold and its key <tag>:<owner>:rwlock_timeout:<n>.
 -- The last holder out deletes the hash and publishes.
 -- Reply nil: the owner holds no read lock; 0: it still holds reads; 1: its
@@ -9,6 +10,11 @@
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Everything is decided first and published before any write: a user whose
 -- ACL refuses the channel gets the error with the lock unchanged.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}}, 'releasing the read lock')
+if refused then
+    return refused
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if mode == false or holds == nil then
@@ -32,7 +38,7 @@ if mode ~= 'write' then
         end
     end
     if longest <= 0 then
-        redis.call(ARGV[3], KEYS[2], ARGV[1])
+        redis.call(ARGV[3], ARGV[4], ARGV[1])
     end
 end
 if left == 0 then

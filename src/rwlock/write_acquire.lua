@@ -1,9 +1,17 @@
 -- Write lock acquire (Redisson RReadWriteLock layout, write side).
 -- KEYS[1] lock hash; ARGV[1] lease ms; ARGV[2] writer field <owner>:write;
--- ARGV[3] owner id (its reader field).
+-- ARGV[3] owner id (its reader field); ARGV[4] channel, ARGV[5] publish
+-- command (for the release's rights).
 -- Reply nil when taken (or re-entered), else the lock's remaining PTTL, or
 -- 'read-held' when the caller holds a read lock: a read lock cannot be
--- upgraded, and waiting would wait for the caller itself.
+-- upgraded, and waiting would wait for the caller itself. A NOPERM error,
+-- nothing taken, when the user could not release it.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'hdel', KEYS[1], ARGV[2]}, {'hlen', KEYS[1]}, {'del', KEYS[1]},
+    {ARGV[5], ARGV[4], '0'}}, 'releasing the write lock')
+if refused then
+    return refused
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false and redis.call('exists', KEYS[1]) == 0 then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)

@@ -1,14 +1,19 @@
 #!lua flags=allow-oom
 -- Write lock release (Redisson RReadWriteLock layout, write side).
--- KEYS[1] lock hash, KEYS[2] channel; ARGV[1] unlock message ('1': every
--- waiter may try), ARGV[2] lease ms to raise a still-held lock's TTL to (0: keep
--- its TTL, for an explicit lease), ARGV[3] writer field <owner>:write,
--- ARGV[4] publish command (publish or spublish).
+-- KEYS[1] lock hash; ARGV[1] unlock message ('1': every waiter may try),
+-- ARGV[2] lease ms to raise a still-held lock's TTL to (0: keep its TTL, for
+-- an explicit lease), ARGV[3] writer field <owner>:write, ARGV[4] publish
+-- command (publish or spublish), ARGV[5] channel (no key, as in lock/release.lua).
 -- Reply nil: not the writer; 0: still held (count > 0); 1: its last write hold
 -- released and published.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the lock unchanged (waiters see the message after the script).
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the write lock')
+if refused then
+    return refused
+end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
     return nil
@@ -25,7 +30,7 @@ end
 -- The writer may still hold read locks (downgrade): readers may then share
 -- it. Redisson stays silent there; holdfast wakes them (harmless to Java
 -- waiters, who just try again).
-redis.call(ARGV[4], KEYS[2], ARGV[1])
+redis.call(ARGV[4], ARGV[5], ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[3])
 if redis.call('hlen', KEYS[1]) == 1 then
     redis.call('del', KEYS[1])

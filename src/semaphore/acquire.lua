@@ -1,6 +1,13 @@
 -- Semaphore acquire (Redisson RSemaphore layout).
--- KEYS[1] free permits (a string); ARGV[1] permits wanted (> 0).
--- Reply 1: taken (DECRBY); 0: fewer are free, or no count was ever set.
+-- KEYS[1] free permits (a string); ARGV[1] permits wanted (> 0), ARGV[2]
+-- channel, ARGV[3] publish command (for the release's rights).
+-- Reply 1: taken (DECRBY); 0: fewer are free, or no count was ever set; a
+-- NOPERM error, nothing taken, when the user could not give permits back.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{ARGV[3], ARGV[2], '1'}}, 'releasing permits')
+if refused then
+    return refused
+end
 local free = redis.call('get', KEYS[1])
 if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')

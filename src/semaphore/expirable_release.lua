@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
 -- Permit-expirable semaphore release (Redisson RPermitExpirableSemaphore layout).
--- KEYS[1] free permits, KEYS[2] held permit ids, KEYS[3] channel; ARGV[1]
--- now (epoch ms), ARGV[2] publish command, ARGV[3] permit id (16 bytes).
+-- KEYS[1] free permits, KEYS[2] held permit ids; ARGV[1] now (epoch ms),
+-- ARGV[2] publish command, ARGV[3] permit id (16 bytes), ARGV[4] channel (no
+-- key, as in lock/release.lua).
 -- A held id goes back to the count and `1`, the number released, is
 -- published. Reply 1: released; 0: not held (never taken, released before,
 -- or reclaimed), or held past its lease (returned all the same).
@@ -10,6 +11,11 @@
 -- error with the permit still held.
 -- The count is checked first, as every semaphore script does: INCRBY failing
 -- after the ZREM would drop the permit.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{ARGV[2], ARGV[4], '1'}}, 'releasing a permit')
+if refused then
+    return refused
+end
 local free = redis.call('get', KEYS[1])
 if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
@@ -18,7 +24,7 @@ local lease_end = redis.call('zscore', KEYS[2], ARGV[3])
 if not lease_end then
     return 0
 end
-redis.call(ARGV[2], KEYS[3], 1)
+redis.call(ARGV[2], ARGV[4], 1)
 redis.call('zrem', KEYS[2], ARGV[3])
 redis.call('incrby', KEYS[1], 1)
 if tonumber(lease_end) <= tonumber(ARGV[1]) then

@@ -1,10 +1,15 @@
 -- Semaphore set-permits-if-absent (Redisson RSemaphore layout).
--- KEYS[1] free permits, KEYS[2] channel; ARGV[1] permits (>= 0), ARGV[2]
--- publish command.
+-- KEYS[1] free permits; ARGV[1] permits (>= 0), ARGV[2] publish command,
+-- ARGV[3] channel (no key, as in lock/release.lua).
 -- Reply 1: set, and the count published; 0: a count exists already.
 -- A key of another type, or a string that is no count, is refused (WRONGTYPE)
 -- as by every semaphore script, not taken for an existing count.
 -- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
+-- include: ../primitive/release_rights.lua.part
+local refused = refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'setting the permits')
+if refused then
+    return refused
+end
 local free = redis.call('get', KEYS[1])
 if free then
     if not string.match(free, '^-?%d+$') then
@@ -12,6 +17,6 @@ if free then
     end
     return 0
 end
-redis.call(ARGV[2], KEYS[2], ARGV[1])
+redis.call(ARGV[2], ARGV[3], ARGV[1])
 redis.call('set', KEYS[1], ARGV[1])
 return 1

@@ -258,10 +258,15 @@ void Subscriber::on_refused(Link& link, const std::string& channel, bool subscri
     entry.active = false;
     if (!listeners.empty()) listened_.fetch_sub(1, std::memory_order_relaxed);
     if (entry.pending_replies == 0) channels_.erase(it);
+    // NOPERM names the command ("to run the 'subscribe' command") or the channels.
+    const std::string command = routing_.sharded ? "ssubscribe" : "subscribe";
+    const bool command_refused = reply.str.find("'" + command + "' command") != std::string::npos;
     auto error = std::make_exception_ptr(ServerError(
-        "holdfast: " + link.connection->server() + " refused to " + (routing_.sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " + quoted(channel) + ": " + reply.str +
-        "; a waiter needs it to be woken: grant the ACL user the channel (ACL SETUSER <user> &<channel pattern>; "
-        "docs/errors.md lists the rules each primitive needs)"));
+        "holdfast: " + link.connection->server() + " refused to " + (routing_.sharded ? "SSUBSCRIBE" : "SUBSCRIBE") +
+        " to " + quoted(channel) + ": " + reply.str + "; a waiter needs it to be woken: grant the ACL user " +
+        (command_refused ? "the command (ACL SETUSER <user> +" + command + ")"
+                         : "the channel (ACL SETUSER <user> &" + channel + ", or a pattern covering it)") +
+        "; docs/errors.md lists the rules each primitive needs"));
     for (auto& listener : listeners) listener->on_refused(error);
 }
 

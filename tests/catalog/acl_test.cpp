@@ -1,12 +1,16 @@
-// Bad-input catalog, ACL: a user whose rights leave out the channels holdfast
-// publishes on. Every release-side script checks by publishing first, so a
-// refused PUBLISH fails the call with an error naming the right to grant and
-// leaves the lock, semaphore or latch exactly as it was (not freed behind the
-// caller's back with its waiters left asleep).
+// Bad-input catalog, ACL: a user whose rights would let it take a primitive
+// but not give it back. Every acquire checks the release's rights first
+// (src/primitive/release_rights.lua.part), so such a user is refused before
+// anything is written, with an error naming the command and the channel. A
+// holder whose rights are revoked meanwhile has its release refused: the lock
+// stays exactly as it was (every script checks and publishes before it
+// writes), its renewal ends so its lease frees it, and the refusal is told.
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "catalog/catalog.hpp"
+#include "cli/cli_process.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -26,9 +30,11 @@ protected:
         return c;
     }
 
-    /// What every refusal must say: the call, the name, the server, the missing right.
-    std::vector<std::string> expected(const std::string& quoted_name) const {
-        return {quoted_name, server_name(), "ACL", "&redisson_*", "ACL SETUSER limited"};
+    /// What every refusal must say: the name, the server, the command and
+    /// channel refused, and the line that grants them.
+    std::vector<std::string> expected(const std::string& quoted_name, const std::string& channel) const {
+        return {quoted_name, server_name(), "PUBLISH on channel '" + channel + "'",
+                "ACL SETUSER limited +publish &" + channel};
     }
 
     void expect_lock_held(const std::string& name, const std::string& field) const {
@@ -37,76 +43,78 @@ protected:
     }
 };
 
-TEST_F(NoChannels, ALockUnlockIsRefusedAndTheLockKept) {
+TEST_F(NoChannels, EveryAcquireIsRefusedBeforeAnythingIsWritten) {
+    raw->command({"SET", "slots", "1"});
+    raw->command({"SET", "pool", "1"});
+    Client client(limited());
+    const std::string owner = client.current_owner();
+    Lock lock(client, "job");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }), expected("'job'", "redisson_lock__channel:{job}")));
+    FencedLock fenced(client, "fenced");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { fenced.try_lock(); }),
+                         expected("'fenced'", "redisson_lock__channel:{fenced}")));
+    ReadWriteLock rw(client, "doc");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { rw.read_lock().try_lock(); }),
+                         expected("'doc'", "redisson_rwlock:{doc}")));
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { rw.write_lock().lock(); }),
+                         expected("'doc'", "redisson_rwlock:{doc}")));
+    FairLock fair(client, "fair");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { fair.lock(); }),
+                         expected("'fair'", "redisson_lock__channel:{fair}:" + owner)));
+    Semaphore slots(client, "slots");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { slots.acquire(); }), expected("'slots'", "redisson_sc:{slots}")));
+    PermitExpirableSemaphore pool(client, "pool");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { pool.try_acquire(); }), expected("'pool'", "redisson_sc:{pool}")));
+    EXPECT_EQ(raw->string({"GET", "slots"}), "1");
+    EXPECT_EQ(raw->string({"GET", "pool"}), "1");
+    expect_nothing_left(client, 2);
+}
+
+// A user may lack a command the release runs and the acquire does not.
+TEST_F(NoChannels, AMissingDelIsNamedBeforeTheLockIsTaken) {
+    raw->command({"ACL", "SETUSER", "limited", "allchannels", "-del"});
+    Client client(limited());
+    Lock lock(client, "job");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }),
+                         {"'job'", server_name(), "DEL on key 'job'", "ACL SETUSER limited +del ~job"}));
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+}
+
+// The channel is no key: a user whose key patterns cover only the lock's
+// names takes and releases its locks.
+TEST_F(NoChannels, KeyPatternsNeedNotCoverTheChannel) {
+    raw->command({"ACL", "SETUSER", "limited", "resetkeys", "~job*", "allchannels"});
     Client client(limited());
     Lock lock(client, "job");
     lock.lock();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.unlock(); }), expected("'job'")));
-    expect_lock_held("job", client.current_owner());
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.force_unlock(); }), expected("'job'")));
-    expect_lock_held("job", client.current_owner());
-}
-
-TEST_F(NoChannels, AFencedLockUnlockIsRefusedAndTheLockKept) {
-    Client client(limited());
-    FencedLock lock(client, "job");
-    lock.lock_and_get_token();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.unlock(); }), expected("'job'")));
-    expect_lock_held("job", client.current_owner());
-}
-
-TEST_F(NoChannels, ReadAndWriteUnlocksAreRefusedAndTheLocksKept) {
-    Client client(limited());
-    ReadWriteLock shared(client, "doc");
-    shared.read_lock().lock();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { shared.read_lock().unlock(); }), expected("'doc'")));
-    expect_lock_held("doc", client.current_owner());
-    EXPECT_EQ(raw->integer({"EXISTS", "{doc}:" + client.current_owner() + ":rwlock_timeout:1"}), 1);
-
-    ReadWriteLock exclusive(client, "page");
-    exclusive.write_lock().lock();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { exclusive.write_lock().unlock(); }), expected("'page'")));
-    expect_lock_held("page", client.current_owner() + ":write");
-    EXPECT_EQ(raw->string({"HGET", "page", "mode"}), "write");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { exclusive.write_lock().force_unlock(); }), expected("'page'")));
-    expect_lock_held("page", client.current_owner() + ":write");
-}
-
-TEST_F(NoChannels, ASemaphoreReleaseIsRefusedAndThePermitStaysTaken) {
-    raw->command({"SET", "slots", "1"});
-    Client client(limited());
-    Semaphore slots(client, "slots");
-    slots.acquire();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { slots.release(); }), expected("'slots'")));
-    EXPECT_EQ(raw->string({"GET", "slots"}), "0");
-}
-
-TEST_F(NoChannels, AnExpirableSemaphoreReleaseIsRefusedAndThePermitStaysHeld) {
-    raw->command({"SET", "pool", "1"});
-    Client client(limited());
-    PermitExpirableSemaphore pool(client, "pool");
-    const std::string id = pool.acquire();
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { pool.release(id); }), expected("'pool'")));
-    EXPECT_EQ(raw->string({"GET", "pool"}), "0");
-    EXPECT_EQ(raw->integer({"ZCARD", "{pool}:timeout"}), 1);
-}
-
-TEST_F(NoChannels, ALatchCountDownIsRefusedAndTheCountKept) {
-    raw->command({"SET", "gate", "1"});
-    Client client(limited());
-    CountDownLatch gate(client, "gate");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { gate.count_down(); }), expected("'gate'")));
-    EXPECT_EQ(raw->string({"GET", "gate"}), "1");
+    lock.release();
+    FairLock fair(client, "job-fair");
+    raw->command({"ACL", "SETUSER", "limited", "~redisson_lock_queue:{job-fair}", "~redisson_lock_timeout:{job-fair}",
+                  "~holdfast_fair_alive:{job-fair}"});
+    fair.lock();
+    fair.release();
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
 // The setters publish too: refused, they set nothing.
 TEST_F(NoChannels, SettingACountIsRefusedAndNothingSet) {
     Client client(limited());
     Semaphore slots(client, "slots");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { slots.try_set_permits(3); }), expected("'slots'")));
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { slots.try_set_permits(3); }),
+                         expected("'slots'", "redisson_sc:{slots}")));
     CountDownLatch gate(client, "gate");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { gate.try_set_count(3); }), expected("'gate'")));
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { gate.try_set_count(3); }),
+                         expected("'gate'", "redisson_countdownlatch__channel__{gate}")));
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+}
+
+TEST_F(NoChannels, ALatchCountDownIsRefusedAndTheCountKept) {
+    raw->command({"SET", "gate", "1"});
+    Client client(limited());
+    CountDownLatch gate(client, "gate");
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { gate.count_down(); }),
+                         expected("'gate'", "redisson_countdownlatch__channel__{gate}")));
+    EXPECT_EQ(raw->string({"GET", "gate"}), "1");
 }
 
 // A user without EVALSHA is told which command to grant.
@@ -117,6 +125,123 @@ TEST_F(NoChannels, AMissingCommandIsNamed) {
     EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }),
                          {"'job'", server_name(), "evalsha", "ACL SETUSER limited +evalsha"}));
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+}
+
+// The command line tool acquires once, before it runs the command: refused
+// there, the command never runs.
+TEST_F(NoChannels, TheCliRefusesBeforeItRunsTheCommand) {
+    const fs::path dir = fs::temp_directory_path() / ("holdfast-acl-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path ran = dir / "ran";
+    const std::string url = "redis://limited:pw@127.0.0.1:" + std::to_string(server->port());
+    const auto done = Cli({"--url", url, "run", "job", "--", "touch", ran.string()}, dir, {}).wait();
+    EXPECT_NE(done.status, 0);
+    EXPECT_FALSE(fs::exists(ran)) << "the command ran without a lock it could release";
+    EXPECT_TRUE(mentions(done.err, {"PUBLISH", "redisson_lock__channel:{job}"}));
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+    fs::remove_all(dir);
+}
+
+// Rights revoked while the lock is held: the release is refused.
+class Revoked : public NoChannels {
+protected:
+    void SetUp() override {
+        NoChannels::SetUp();
+        grant();
+    }
+    void grant() const { raw->command({"ACL", "SETUSER", "limited", "allchannels"}); }
+    void revoke() const { raw->command({"ACL", "SETUSER", "limited", "resetchannels"}); }
+
+    Config told() {
+        Config c = limited();
+        c.on_event = [this](const Event& event) {
+            std::lock_guard lock(mutex_);
+            if (event.kind == Event::Kind::release_failed) releases_failed_.push_back(event.to_string());
+        };
+        return c;
+    }
+    std::vector<std::string> releases_failed() {
+        std::lock_guard lock(mutex_);
+        return releases_failed_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::string> releases_failed_;
+};
+
+// unlock() throws nothing; the lock is left as it was, no longer renewed,
+// and the holder, the handler and the metric hear of it.
+TEST_F(Revoked, ARefusedUnlockIsReportedAndEndsTheRenewal) {
+    Client client(told());
+    Lock lock(client, "job");
+    lock.lock();
+    const std::stop_token lost = lock.lease_lost_token();
+    revoke();
+    lock.unlock();
+    expect_lock_held("job", client.current_owner());
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a hold whose release was tried is still renewed";
+    EXPECT_TRUE(lost.stop_requested());
+    const auto told = releases_failed();
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_TRUE(mentions(told[0], {"release_failed", "lock 'job'", "refused", "PUBLISH"}));
+    EXPECT_EQ(client.metrics().primitives["lock"].release_failures, 1u);
+}
+
+// Every lockable, through the checked form: each throws naming the channel,
+// keeps its lock, and is no longer renewed.
+TEST_F(Revoked, EveryCheckedReleaseThrowsAndEndsTheRenewal) {
+    Client client(told());
+    const std::string owner = client.current_owner();
+    Lock lock(client, "job");
+    FencedLock fenced(client, "fenced");
+    FairLock fair(client, "fair");
+    ReadWriteLock doc(client, "doc"), page(client, "page");
+    struct Case {
+        Lock* lock;
+        std::string field, channel;
+    };
+    const std::vector<Case> cases{
+        {&lock, owner, "redisson_lock__channel:{job}"},
+        {&fenced, owner, "redisson_lock__channel:{fenced}"},
+        {&fair, owner, "redisson_lock__channel:{fair}:" + owner},
+        {&doc.read_lock(), owner, "redisson_rwlock:{doc}"},
+        {&page.write_lock(), owner + ":write", "redisson_rwlock:{page}"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.lock->name());
+        grant();
+        c.lock->lock();
+        c.lock->lock();  // reentrant: the refusal ends the renewal of both holds
+        revoke();
+        EXPECT_TRUE(mentions(error_of<ServerError>([&] { c.lock->release(); }),
+                             expected("'" + c.lock->name() + "'", c.channel)));
+        EXPECT_EQ(raw->string({"HGET", c.lock->name(), c.field}), "2") << "the refused release changed the lock";
+        EXPECT_FALSE(client.core().watchdog.renews(c.lock->name(), c.field));
+    }
+    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(releases_failed().size(), cases.size());
+}
+
+TEST_F(Revoked, ASemaphoreReleaseIsRefusedAndThePermitStaysTaken) {
+    raw->command({"SET", "slots", "1"});
+    Client client(limited());
+    Semaphore slots(client, "slots");
+    slots.acquire();
+    revoke();
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { slots.release(); }), expected("'slots'", "redisson_sc:{slots}")));
+    EXPECT_EQ(raw->string({"GET", "slots"}), "0");
+}
+
+TEST_F(Revoked, AnExpirableSemaphoreReleaseIsRefusedAndThePermitStaysHeld) {
+    raw->command({"SET", "pool", "1"});
+    Client client(limited());
+    PermitExpirableSemaphore pool(client, "pool");
+    const std::string id = pool.acquire();
+    revoke();
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { pool.release(id); }), expected("'pool'", "redisson_sc:{pool}")));
+    EXPECT_EQ(raw->string({"GET", "pool"}), "0");
+    EXPECT_EQ(raw->integer({"ZCARD", "{pool}:timeout"}), 1);
 }
 
 /// The ready-to-paste ACL SETUSER line of docs/errors.md, split into words.

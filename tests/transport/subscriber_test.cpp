@@ -14,8 +14,9 @@ using namespace std::chrono_literals;
 
 using Subscriptions = RedisTest;
 
+// A user who may publish (the acquire checks it) but not SUBSCRIBE.
 TEST_F(Subscriptions, RefusedChannelFailsTheWaiterNamingTheChannel) {
-    raw->command({"ACL", "SETUSER", "waiter", "on", ">pw", "~*", "resetchannels", "+@all"});
+    raw->command({"ACL", "SETUSER", "waiter", "on", ">pw", "~*", "&*", "+@all", "-subscribe", "-ssubscribe"});
     Client holder(config());
     Lock held(holder, "door");
     held.lock();
@@ -34,13 +35,14 @@ TEST_F(Subscriptions, RefusedChannelFailsTheWaiterNamingTheChannel) {
         EXPECT_NE(why.find("SUBSCRIBE"), std::string::npos) << why;
         EXPECT_NE(why.find("redisson_lock__channel:{door}"), std::string::npos) << why;
         EXPECT_NE(why.find("NOPERM"), std::string::npos) << why;
+        EXPECT_NE(why.find("ACL SETUSER <user> +subscribe"), std::string::npos) << why;  // the command, not a channel
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
     EXPECT_EQ(waiter_client.core().transport.subscriber().channel_count(), 0u);
 
-    // Nothing is left stuck: granted the channel, the same client waits and is
+    // Nothing is left stuck: granted the command, the same client waits and is
     // woken by the unlock message, long before the 30 s lease would end.
-    raw->command({"ACL", "SETUSER", "waiter", "allchannels"});
+    raw->command({"ACL", "SETUSER", "waiter", "+subscribe", "+ssubscribe"});
     auto waiter = std::async(std::launch::async, [&] {
         const bool got = wanted.try_lock_for(20s);
         if (got) wanted.unlock();
