@@ -152,14 +152,13 @@ bool buy_one_locked(holdfast::Lock& lock, SyncRedis& redis, const std::string& b
         ++counters.waits;
         lock.lock();
     }
-    std::unique_lock guard(lock, std::adopt_lock);  // releases it if the step throws
+    // unlock() never throws (a failed release is reported as an event), so
+    // the guard may release it, also when the step throws.
+    std::unique_lock guard(lock, std::adopt_lock);
     // Only the holder writes the last owner, so a changed value is a handoff between buyers.
     const std::string previous = redis.string({"GETSET", kLastOwnerKey, buyer});
     if (!previous.empty() && previous != buyer) ++counters.handoffs;
-    const bool bought = buy_one(redis, buyer, counters.purchases, rng);
-    guard.release();  // unlock() may throw, and a destructor must not: unlock in plain sight
-    lock.unlock();
-    return bought;
+    return buy_one(redis, buyer, counters.purchases, rng);
 }
 
 // One buyer thread: its own Redis connection, buying until sold out. lock null: no lock.

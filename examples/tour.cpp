@@ -40,6 +40,19 @@ void reentrant_lock(holdfast::Client& client) {
     lock.unlock();
     lock.unlock();
     say("unlocked twice: locked now? " + std::string(lock.is_locked() ? "yes" : "no"));
+    {
+        std::lock_guard guard(lock);  // unlock() throws nothing: safe in any guard
+        holdfast::Lock(client, "tour:lock").force_unlock();  // an operator frees it meanwhile
+    }
+    say("force-unlocked under a std::lock_guard: the guard's unlock reported it (release_failed) and "
+        "did not throw");
+    lock.lock();
+    lock.force_unlock();
+    try {
+        lock.release();  // the checked form, for code that must know
+    } catch (const holdfast::NotOwnerError& e) {
+        say(std::string("release(), the checked form, says: ") + e.what());
+    }
 }
 
 void fair_lock(holdfast::Client& client) {

@@ -11,6 +11,7 @@
 #include <asio/error.hpp>
 #include <asio/execution/outstanding_work.hpp>
 #include <asio/prefer.hpp>
+#include <asio/system_executor.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -74,11 +75,17 @@ auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
                 slot.assign([stop = pending->stop](asio::cancellation_type) mutable { stop.request_stop(); });
         }
         start(pending->stop.get_token(), [pending, finish](std::exception_ptr error, auto... results) {
-            asio::dispatch(pending->work, [pending, finish, error, results...]() mutable {
+            auto complete = [pending, finish, error, results...]() mutable {
                 asio::get_associated_cancellation_slot(pending->handler).clear();
                 finish(std::move(pending->handler), pending->stop.stop_requested(), std::move(error),
                        std::move(results)...);
-            });
+            };
+            // A handler with no executor of its own (a plain callback) runs
+            // here, inline on the loop thread, so that what it throws reaches
+            // holdfast's containment (Event::Kind::completion_threw): Asio's
+            // system executor would terminate on it.
+            if constexpr (std::is_same_v<typename Pending<Handler>::Executor, asio::system_executor>) complete();
+            else asio::dispatch(pending->work, std::move(complete));
         });
     };
     return asio::async_initiate<Token, Signature>(std::move(initiation), token);

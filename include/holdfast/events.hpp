@@ -1,5 +1,6 @@
 // What a Client tells its operator: connections lost and restored, renewals
-// that failed, leases lost, acquires that waited long, scripts reloaded.
+// that failed, leases lost, releases that failed, acquires that waited long,
+// scripts reloaded, completions that threw.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,9 @@ struct HOLDFAST_EXPORT Event {
         lease_lost,           ///< primitive, name, owner, server, detail: the hold is gone or untrusted
         slow_acquire,         ///< primitive, name, waited: longer than Config::slow_acquire_threshold
         script_reloaded,      ///< server, detail (script): a script this client had loaded there was gone (NOSCRIPT), sent again
+        release_failed,       ///< primitive, name, owner, server, detail: an unlock that did not release (not held,
+                              ///< lost, refused, outcome unknown); the hold is no longer renewed
+        completion_threw,     ///< primitive, name, detail: a completion given to an async call threw; swallowed
     };
     Kind kind = Kind::connection_lost;
     std::string server;     ///< "host:port" (or the socket path)

@@ -69,7 +69,16 @@ private:
 /// final unlock, so a crashed holder frees the lock within one lease. With an
 /// explicit lease nothing renews it: the lock expires when the lease runs out.
 /// Either way the holder is told (lease_lost_token()) just before a lease it
-/// could not renew ends, and unlock() then throws LeaseLostError.
+/// could not renew ends.
+///
+/// Releasing: unlock() never throws (BasicLockable), so std::lock_guard and
+/// std::scoped_lock are safe whatever happens to the hold. An unlock that
+/// does not release (not held, lost, refused by the server, no reply) is
+/// reported instead: an Event::Kind::release_failed, the release_failures
+/// metric, and the lease-lost token of a hold the owner still believed in.
+/// release() is the checked form for callers who must know: it throws what
+/// went wrong. Either way a release that was tried ends the hold's renewal,
+/// unless the owner still holds the lock reentrantly.
 ///
 /// Waiting: a refused caller subscribes to the lock's channel (one
 /// subscription per channel per client, shared by all its waiters), tries
@@ -87,10 +96,12 @@ private:
 /// one. A wait must be >= 0; one of max_duration or more has no deadline.
 ///
 /// Errors: std::invalid_argument for an empty name or owner, a lease <= 0 or
-/// above max_duration, or a negative wait; NotOwnerError when unlocking a lock the owner does not hold;
-/// WrongTypeError when the key holds another type; ConnectionError when the
-/// server cannot be reached within Config::timeout. A failed call leaves no
-/// renewal and no subscription behind.
+/// above max_duration, or a negative wait; WrongTypeError when the key holds
+/// another type; ConnectionError when the server cannot be reached within
+/// Config::timeout; ServerError for a refusal, e.g. NOPERM when the user's ACL
+/// would let it take the lock but not release it (the acquire checks first).
+/// release() throws as documented there. A failed call leaves no renewal and
+/// no subscription behind.
 ///
 /// Thread safety: a Lock object may be shared by threads; it holds only the
 /// name and a reference to its Client, which must outlive it.
@@ -122,13 +133,19 @@ public:
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
     // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
-    /// Releases one hold of the calling thread. Throws NotOwnerError if it holds
-    /// none (its lease ran out, or it was force-unlocked), LeaseLostError (a
-    /// NotOwnerError) if its lease lapsed locally before this unlock (released
-    /// all the same), and ConnectionError if the server cannot be reached. Inside std::lock_guard or std::scoped_lock
-    /// (noexcept destructors) such a throw terminates: a loud end for a lost
-    /// lock. Code that must survive it calls unlock() itself, in a try.
+    /// Releases one hold of the calling thread. Never throws, but
+    /// std::logic_error on the client's event loop thread (a blocking call
+    /// there would wait for itself); a release that fails is reported (see
+    /// "Releasing" above).
     void unlock();
+    /// unlock(), checked: throws NotOwnerError if the calling thread holds
+    /// none (never locked, unlocked already, its lease ran out, or it was
+    /// force-unlocked); LeaseLostError (a NotOwnerError) if its lease lapsed
+    /// locally before this release (released all the same); ServerError
+    /// (WrongTypeError ...) if the server refused it, nothing changed; and
+    /// ConnectionError if no reply came, so whether it ran is unknown. In the
+    /// last two cases the hold is no longer renewed: its lease ends it.
+    void release();
 
     /// Deletes the lock whoever holds it and wakes the waiters. True if it was held.
     bool force_unlock();
@@ -165,6 +182,7 @@ public:
     std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
+    /// Completes with release()'s outcome: the error it would throw, or none.
     std::future<void> async_unlock(std::string owner);
 
     /// Callback forms (docs/async.md; holdfast/asio.hpp adapts them to Asio):
@@ -205,7 +223,8 @@ private:
     friend class detail::TimedTries<Lock>;
 
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
-    void release(std::string owner, Released done);
+    /// Releases one hold of `owner`; `done` gets release()'s error, or none.
+    void start_release(std::string owner, Released done);
 
     Client* client_;
     std::string name_;

@@ -69,10 +69,13 @@ public:
     /// Takes the group if it can at once; never waits.
     bool try_lock();
     // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
-    /// Releases the calling thread's hold. Throws as documented by the
-    /// subclass; like Lock::unlock(), a throw inside std::lock_guard or
-    /// std::scoped_lock terminates.
+    /// Releases the calling thread's hold. Never throws (but std::logic_error
+    /// on a member's event loop thread), as Lock::unlock(): each member whose
+    /// release fails reports it (Event::Kind::release_failed, the metric, its
+    /// lease-lost token), and no member stays renewed.
     void unlock();
+    /// unlock(), checked: throws what went wrong, as documented by the subclass.
+    void release();
 
     /// Requested when the calling thread's watchdog-renewed hold is lost; no
     /// stop state when it holds none.
@@ -109,7 +112,7 @@ protected:
     /// Arguments already validated. `done` runs once, on some client's loop thread.
     virtual void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease,
                          std::stop_token stop, Acquired done) = 0;
-    virtual void release(Owners owners, Released done) = 0;
+    virtual void start_release(Owners owners, Released done) = 0;
     virtual std::stop_token lost(const Owners& owners) const = 0;
 
     /// "multi-lock 'a', 'b'": how errors name the group.

@@ -43,6 +43,9 @@ struct HOLDFAST_EXPORT PrimitiveMetrics {
     std::uint64_t renewals = 0;
     std::uint64_t renewal_failures = 0;
     std::uint64_t leases_lost = 0;
+    /// Unlocks (and releases) that did not release: not held, lost, refused
+    /// by the server, or with their outcome unknown (Event::Kind::release_failed).
+    std::uint64_t release_failures = 0;
 };
 
 /// A snapshot of a client's metrics since it was made (Client::metrics()).

@@ -52,7 +52,7 @@ public:
 protected:
     void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop,
                  Acquired done) override;
-    void release(Owners owners, Released done) override;
+    void start_release(Owners owners, Released done) override;
     std::stop_token lost(const Owners& owners) const override;
 
 private:

@@ -21,6 +21,10 @@ namespace holdfast {
 ///     auto metrics = holdfast::prometheus_collectable(client);
 ///     exposer.RegisterCollectable(metrics);  // prometheus::Exposer
 ///
+/// Throws std::invalid_argument for a label name Prometheus would reject
+/// (not [a-zA-Z_][a-zA-Z0-9_]*, or starting with "__") or one of holdfast's
+/// own (primitive, outcome): either would make every scrape invalid.
+///
 /// The exposer keeps a weak reference: keep `metrics` alive while serving,
 /// and no longer than `client` (declared after it, it is destroyed first).
 HOLDFAST_EXPORT std::shared_ptr<prometheus::Collectable> prometheus_collectable(

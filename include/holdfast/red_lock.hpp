@@ -35,13 +35,16 @@ class RedLockState;
 /// Config::lock_watchdog_timeout and the RedLock renews the hold on every
 /// server every L/3 (the members' clients' watchdogs are not used). A renewal
 /// round that reaches a quorum extends the validity; one that cannot (servers
-/// down, keys gone) marks the hold lost and requests lease_lost_token(). With
-/// an explicit lease nothing is renewed; validity() tells how long is left.
+/// down, keys gone) marks the hold lost. With an explicit lease nothing is
+/// renewed; validity() tells how long is left. Either way, when the validity
+/// runs out unrenewed (a round still out does not count), the hold is lost
+/// at once and lease_lost_token() is requested, before another client can
+/// have taken a quorum.
 ///
-/// unlock() releases on every server; it succeeds once a quorum confirmed
+/// release() releases on every server; it succeeds once a quorum confirmed
 /// the release. It throws NotOwnerError if the hold was lost, or when too few
 /// servers knew the owner; a ConnectionError / ServerError naming the servers
-/// when too many failed.
+/// when too many failed. unlock() does the same and reports instead of throwing.
 ///
 /// Errors, owners, thread safety: see LockGroup. Besides, std::invalid_argument
 /// when two locks are on the same server (they would not be independent).
@@ -68,7 +71,7 @@ public:
 protected:
     void acquire(Owners owners, std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop,
                  Acquired done) override;
-    void release(Owners owners, Released done) override;
+    void start_release(Owners owners, Released done) override;
     std::stop_token lost(const Owners& owners) const override;
 
 private:

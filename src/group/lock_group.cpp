@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "hold/contained.hpp"
 #include "lock/access.hpp"
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
@@ -24,6 +25,13 @@ std::string names_of(const std::vector<std::reference_wrapper<Lock>>& locks) {
         names += "'" + lock.name() + "'";
     }
     return names;
+}
+
+// A completion that throws is told, not let loose on a loop thread (hold/contained.hpp).
+template <class... Results>
+Completion<Results...> contained(const std::vector<std::reference_wrapper<Lock>>& locks, const std::string& description,
+                                 Completion<Results...> done) {
+    return detail::contained(detail::LockAccess::core(locks.front()), "lock group", description, std::move(done));
 }
 
 }  // namespace
@@ -91,8 +99,15 @@ bool LockGroup::try_lock_for_ms(Duration wait, std::optional<Duration> lease, st
 }
 
 void LockGroup::unlock() {
+    // The members' releases report their own failures.
     detail::block<bool>(blocking_transport(), [&](auto done) {
-        release(current_owners(), [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+        start_release(current_owners(), [done = std::move(done)](std::exception_ptr) { done(nullptr, true); });
+    });
+}
+
+void LockGroup::release() {
+    detail::block<bool>(blocking_transport(), [&](auto done) {
+        start_release(current_owners(), [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
 
@@ -103,16 +118,19 @@ std::stop_token LockGroup::lease_lost_token(const std::string& owner) const { re
 void LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
                                Completion<bool> done) {
     check(wait, lease);
-    acquire(same_owner(owner), wait, lease, std::move(stop), std::move(done));
+    acquire(same_owner(owner), wait, lease, std::move(stop), contained(locks_, description_, std::move(done)));
 }
 
 void LockGroup::async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop,
                            Completion<bool> done) {
     check(std::nullopt, lease);
-    acquire(same_owner(owner), std::nullopt, lease, std::move(stop), std::move(done));
+    acquire(same_owner(owner), std::nullopt, lease, std::move(stop), contained(locks_, description_, std::move(done)));
 }
 
-void LockGroup::async_unlock(std::string owner, Completion<> done) { release(same_owner(owner), std::move(done)); }
+void LockGroup::async_unlock(std::string owner, Completion<> done) {
+    start_release(same_owner(owner), contained(locks_, description_, std::move(done)));
+}
+
 
 std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
     return detail::future_of<bool>(

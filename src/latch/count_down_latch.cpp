@@ -2,11 +2,12 @@
 
 #include <stdexcept>
 
+#include "hold/contained.hpp"
 #include "core/client_core.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/names.hpp"
 #include "primitive/script_call.hpp"
-#include "primitive/acquire.hpp"
+#include "hold/hold.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
@@ -43,8 +44,9 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
                                     std::to_string(count));
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_, latch_channel(name_)},
-                               {std::string(new_count_message), std::to_string(count), std::string(core.transport.publish_command())},
+        detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_},
+                               {std::string(new_count_message), std::to_string(count),
+                                std::string(core.transport.publish_command()), latch_channel(name_)},
                                name_, "set the count of " + std::string(noun), std::move(done), noun);
     });
     return reply.integer == 1;
@@ -53,9 +55,15 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
 void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> done) {
     auto& core = client_->core();
     detail::eval_reporting(
-        core.transport, scripts::latch_count_down, {name_, latch_channel(name_)},
-        {std::string(zero_message), std::string(core.transport.publish_command())}, name_, "count down " + std::string(noun),
-        [done = std::move(done)](std::exception_ptr error, Reply) { done(std::move(error)); }, noun);
+        core.transport, scripts::latch_count_down, {name_},
+        {std::string(zero_message), std::string(core.transport.publish_command()), latch_channel(name_)}, name_,
+        "count down " + std::string(noun),
+        [&core, name = name_, done = std::move(done)](std::exception_ptr error, Reply) {
+            if (error) return done(std::move(error));
+            // Replica sync: waiters are told, and a failover should not close the latch again.
+            detail::confirm_write(core, name, [done] { done(nullptr); });
+        },
+        noun);
 }
 
 void CountDownLatch::count_down() {
@@ -96,11 +104,14 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token s
     };
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
-    request.meter = {core.telemetry.get(), noun, name_};
-    detail::acquire(core.transport, std::move(request),
-                    [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
-                        done(std::move(error), opened);
-                    });
+    detail::AcquireSpec spec;
+    spec.hold = {noun, name_, {}, {}};
+    spec.request = std::move(request);
+    spec.writes = false;  // it only reads the count
+    detail::acquire_hold(core, std::move(spec),
+                         [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
+                             done(std::move(error), opened);
+                         });
 }
 
 void CountDownLatch::await() { await(std::stop_token()); }
@@ -116,14 +127,16 @@ bool CountDownLatch::await_ms(Duration wait, std::stop_token stop) {
 }
 
 void CountDownLatch::async_await_for(Duration wait, std::stop_token stop, Completion<bool> done) {
-    start_await(wait, std::move(stop), std::move(done));
+    start_await(wait, std::move(stop), detail::contained(client_->core(), noun, name_, std::move(done)));
 }
 
 void CountDownLatch::async_await(std::stop_token stop, Completion<bool> done) {
-    start_await(std::nullopt, std::move(stop), std::move(done));
+    start_await(std::nullopt, std::move(stop), detail::contained(client_->core(), noun, name_, std::move(done)));
 }
 
-void CountDownLatch::async_count_down(Completion<> done) { start_count_down(std::move(done)); }
+void CountDownLatch::async_count_down(Completion<> done) {
+    start_count_down(detail::contained(client_->core(), noun, name_, std::move(done)));
+}
 
 std::future<void> CountDownLatch::async_await() {
     return detail::future_of<void>([&](Completion<> done) {

@@ -24,7 +24,7 @@ struct LockAccess {
         lock.acquire(std::move(owner), wait, lease, std::move(done), watch, std::move(stop));
     }
     /// Lock::release: one hold of `owner`; NotOwnerError if it holds none.
-    static void release(Lock& lock, std::string owner, Released done) { lock.release(std::move(owner), std::move(done)); }
+    static void release(Lock& lock, std::string owner, Released done) { lock.start_release(std::move(owner), std::move(done)); }
 
     static const LockKind& kind(const Lock& lock) { return *lock.kind_; }
     static Client& client(const Lock& lock) { return lock.client(); }

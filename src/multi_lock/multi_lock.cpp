@@ -134,7 +134,7 @@ void MultiLock::acquire(Owners owners, std::optional<Duration> wait, std::option
         ->start();
 }
 
-void MultiLock::release(Owners owners, Released done) {
+void MultiLock::start_release(Owners owners, Released done) {
     auto members = detail::members_of(locks());
     detail::fan_out<std::exception_ptr>(
         members.size(), detail::every_member(members.size()),

@@ -44,7 +44,6 @@ public:
         : transport_(transport),
           request_(std::move(request)),
           done_(std::move(done)),
-          started_(Clock::now()),
           machine_(machine_options(request_)) {}
 
     void start() {
@@ -148,7 +147,7 @@ private:
         queue_.reset();
         transport_.remove_waiter(this);
         const auto& outcome = machine_.outcome();
-        meter(outcome.error, outcome.acquired);
+        if (waiting_) request_.meter.telemetry->waiting(request_.meter.kind, -1);
         auto done = std::move(done_);
         done(outcome.error, outcome.acquired, outcome.token);
     }
@@ -166,20 +165,9 @@ private:
         request_.meter.telemetry->waiting(request_.meter.kind, +1);
     }
 
-    void meter(const std::exception_ptr& error, bool acquired) {
-        const Meter& m = request_.meter;
-        if (!m.telemetry) return;
-        if (waiting_) m.telemetry->waiting(m.kind, -1);
-        const auto outcome = error ? Telemetry::Outcome::failed
-                             : acquired ? Telemetry::Outcome::acquired
-                                        : Telemetry::Outcome::gave_up;
-        m.telemetry->acquire_ended(m.kind, m.name, outcome, Clock::now() - started_);
-    }
-
     Transport& transport_;
     AcquireRequest request_;
     AcquireHandler done_;
-    const Clock::time_point started_;
     AcquireMachine machine_;
     bool waiting_ = false;
     std::optional<asio::steady_timer> timer_;

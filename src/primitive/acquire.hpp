@@ -19,12 +19,11 @@ namespace holdfast::detail {
 class Telemetry;
 class Transport;
 
-/// What an acquire reports to metrics and events (primitive/acquire.cpp):
-/// nothing without a telemetry.
+/// Where an acquire counts its waiters (the hold pipeline counts the rest):
+/// nowhere without a telemetry.
 struct Meter {
     const Telemetry* telemetry = nullptr;
     std::string_view kind;  ///< "fair lock": a literal
-    std::string name;
 };
 
 /// Outcome of one atomic acquire attempt (one script call).

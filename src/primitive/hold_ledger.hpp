@@ -13,9 +13,9 @@ namespace holdfast::detail {
 
 /// An acquire whose reply is lost (a timeout, a dropped connection) may have
 /// run: the server then counts one hold more than the caller knows of. The
-/// ledger is what the caller knows, so an unlock can tell the server's extra
-/// holds from real ones and give them back too, instead of leaving the lock
-/// held (and renewed) for ever.
+/// ledger is what the caller knows, so a release can tell the server's extra
+/// holds from real ones and give them back too (primitive/release_verdict.hpp),
+/// instead of leaving the lock held (and renewed) for ever.
 ///
 /// Thread safety: any thread.
 class HoldLedger {
@@ -28,30 +28,22 @@ public:
         if (holds.count++ == 0) holds.since = Clock::now();
     }
 
-    /// One hold given back (or its unlock's outcome unknown). Returns the holds
-    /// still known, or nullopt if none was: this client never took it.
-    /// `held_for`, if given, is set to the time since the first of them.
-    std::optional<std::int64_t> given_back(const std::string& key, const std::string& field,
-                                           Clock::duration* held_for = nullptr) {
+    /// Holds of `field` callers were told of and have not given back; 0 if none.
+    std::int64_t known(const std::string& key, const std::string& field) const {
         std::lock_guard lock(mutex_);
-        auto it = counts_.find({key, field});
+        const auto it = counts_.find({key, field});
+        return it == counts_.end() ? 0 : it->second.count;
+    }
+
+    /// One hold given back (`all`: every hold, the server says none is left).
+    /// Returns how long since the first of them was taken, if any was known.
+    std::optional<Clock::duration> given_back(const std::string& key, const std::string& field, bool all) {
+        std::lock_guard lock(mutex_);
+        const auto it = counts_.find({key, field});
         if (it == counts_.end()) return std::nullopt;
-        if (held_for) *held_for = Clock::now() - it->second.since;
-        const std::int64_t left = --it->second.count;
-        if (left == 0) counts_.erase(it);
-        return left;
-    }
-
-    /// Whether callers were told of any hold of `field` still held.
-    bool known(const std::string& key, const std::string& field) const {
-        std::lock_guard lock(mutex_);
-        return counts_.contains({key, field});
-    }
-
-    /// The server says `field` holds nothing: forget its holds.
-    void forget(const std::string& key, const std::string& field) {
-        std::lock_guard lock(mutex_);
-        counts_.erase({key, field});
+        const Clock::duration held_for = Clock::now() - it->second.since;
+        if (all || --it->second.count == 0) counts_.erase(it);
+        return held_for;
     }
 
     /// Keys and fields with holds (tests check nothing is left behind).

@@ -138,7 +138,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
                     });
 }
 
-void RedLock::release(Owners owners, Released done) {
+void RedLock::start_release(Owners owners, Released done) {
     const bool was_lost = state_->drop_hold(owners);
     const auto& locks = state_->locks();
     const std::size_t n = locks.size(), q = state_->quorum();
@@ -155,8 +155,8 @@ void RedLock::release(Owners owners, Released done) {
             if (was_lost)
                 return done(std::make_exception_ptr(NotOwnerError(
                     "holdfast: cannot unlock " + state->description() + ": owner " + owners.front() +
-                    " lost it (a renewal round reached fewer than " + std::to_string(q) +
-                    " servers); what was left is released")));
+                    " lost it (its validity ran out before a renewal round reached " + std::to_string(q) +
+                    " servers, or with its explicit lease); what was left is released")));
             Failures failures;
             for (std::size_t i = 0; i < tally.outcomes.size(); ++i)
                 if (tally.outcomes[i] && *tally.outcomes[i]) failures.emplace_back(i, *tally.outcomes[i]);

@@ -60,10 +60,11 @@ void RedLockState::add_hold(const Owners& owners, Duration lease, bool renewed, 
     hold.valid_until = std::max(hold.valid_until, until);
     hold.lease = std::max(hold.lease, lease);
     hold.renewed = hold.renewed || renewed;
-    if (hold.renewed && !armed_ && !stopped_) {
-        armed_ = true;
-        home().run_on_loop([self = shared_from_this()] { self->arm(); });
-    }
+    if (stopped_) return;
+    if (!armed_) next_renewal_ = Clock::now() + watchdog_lease() / 3;
+    armed_ = true;
+    // Re-armed for every hold: its validity may end before the timer fires.
+    home().run_on_loop([self = shared_from_this()] { self->arm(); });
 }
 
 bool RedLockState::drop_hold(const Owners& owners) {
@@ -78,7 +79,7 @@ bool RedLockState::drop_hold(const Owners& owners) {
 std::stop_token RedLockState::lost(const Owners& owners) const {
     std::lock_guard lock(mutex_);
     auto it = holds_.find(owners_key(owners));
-    if (it == holds_.end() || !it->second.renewed) return {};
+    if (it == holds_.end()) return {};
     return it->second.lost.get_token();
 }
 
@@ -123,15 +124,34 @@ void RedLockState::stop() {
     });
 }
 
+// On the home loop: the timer fires at the next renewal or the earliest end
+// of a hold's validity, whichever comes first.
 void RedLockState::arm() {
-    auto timer = std::make_shared<asio::steady_timer>(home().loop(), watchdog_lease() / 3);
+    std::optional<Clock::time_point> wake;
+    {
+        std::lock_guard lock(mutex_);
+        if (stopped_) return;
+        for (const auto& [key, hold] : holds_) {
+            if (hold.is_lost) continue;
+            wake = std::min(wake.value_or(hold.valid_until), hold.valid_until);
+            if (hold.renewed) wake = std::min(*wake, next_renewal_);
+        }
+        if (!wake) {
+            armed_ = false;  // the next hold re-arms
+            return;
+        }
+    }
+    if (auto previous = timer_.lock()) previous->cancel();
+    auto timer = std::make_shared<asio::steady_timer>(home().loop(), *wake);
     timer_ = timer;
     timer->async_wait([self = shared_from_this(), timer](asio::error_code ec) {
         if (!ec) self->tick();
     });
 }
 
-// On the home loop: one renewal round per renewed hold not already in one.
+// On the home loop: holds whose validity ended are lost (their holder told
+// at once, not when a late round answers); then, when due, one renewal round
+// per renewed hold not already in one.
 void RedLockState::tick() {
     struct Due {
         std::string key;
@@ -140,22 +160,26 @@ void RedLockState::tick() {
         Duration lease;
     };
     std::vector<Due> due;
+    std::vector<std::stop_source> lost;
     {
         std::lock_guard lock(mutex_);
         if (stopped_) return;
-        bool any = false;
+        const auto now = Clock::now();
+        const bool renewal_due = now >= next_renewal_;
+        if (renewal_due) next_renewal_ = now + watchdog_lease() / 3;
         for (auto& [key, hold] : holds_) {
-            if (!hold.renewed || hold.is_lost) continue;
-            any = true;
-            if (hold.renewing) continue;  // the last round is still out (a slow server)
+            if (hold.is_lost) continue;
+            if (hold.valid_until <= now) {
+                hold.is_lost = true;
+                lost.push_back(hold.lost);
+                continue;
+            }
+            if (!renewal_due || !hold.renewed || hold.renewing) continue;  // a slow round is still out
             hold.renewing = true;
             due.push_back({key, hold.generation, hold.owners, hold.lease});
         }
-        if (!any) {
-            armed_ = false;  // the next renewed hold re-arms
-            return;
-        }
     }
+    for (auto& source : lost) source.request_stop();  // outside the mutex: stop callbacks are user code
     for (const auto& d : due) renew(d.key, d.generation, d.owners, d.lease);
     arm();
 }
@@ -191,6 +215,7 @@ void RedLockState::renewed(const std::string& key, std::uint64_t generation, boo
         if (it == holds_.end() || it->second.generation != generation) return;  // unlocked meanwhile
         Hold& hold = it->second;
         hold.renewing = false;
+        if (hold.is_lost) return;  // its validity ended while the round was out: told then
         if (quorum && Clock::now() < until) {
             hold.valid_until = until;
             return;

@@ -97,6 +97,7 @@ private:
     std::map<std::string, Hold> holds_;
     bool armed_ = false;
     bool stopped_ = false;
+    Clock::time_point next_renewal_;  // of the renewed holds, while armed
     std::uint64_t next_generation_ = 0;
 };
 

@@ -31,7 +31,13 @@ std::optional<LeaseBook::Clock::time_point> LeaseBook::track(const Script* renew
     return wake;
 }
 
-void LeaseBook::untrack(const std::string& key, const std::string& owner) { entries_.erase({key, owner}); }
+std::optional<std::stop_source> LeaseBook::untrack(const std::string& key, const std::string& owner) {
+    auto it = entries_.find({key, owner});
+    if (it == entries_.end()) return std::nullopt;
+    std::stop_source lost = std::move(it->second.lost);
+    entries_.erase(it);
+    return lost;
+}
 
 std::stop_token LeaseBook::lease_lost(const std::string& key, const std::string& owner) const {
     auto it = entries_.find({key, owner});

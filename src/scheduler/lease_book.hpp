@@ -56,7 +56,8 @@ public:
     std::optional<Clock::time_point> track(const Script* renew, std::string_view kind, const std::string& key,
                                            const std::string& owner, Clock::time_point sent,
                                            std::chrono::milliseconds ttl, Clock::time_point now);
-    void untrack(const std::string& key, const std::string& owner);
+    /// Forgets the hold; returns its lease-lost source, if it was tracked.
+    std::optional<std::stop_source> untrack(const std::string& key, const std::string& owner);
 
     std::stop_token lease_lost(const std::string& key, const std::string& owner) const;
     std::optional<std::chrono::milliseconds> lost_for(const std::string& key, const std::string& owner,

@@ -21,9 +21,14 @@ void Watchdog::track(const Script* renew, std::string_view kind, const std::stri
     if (book_.track(renew, kind, key, owner, sent, ttl, Clock::now())) transport_.run_on_loop([this] { arm(); });
 }
 
-void Watchdog::untrack(const std::string& key, const std::string& owner) {
-    std::lock_guard lock(mutex_);
-    book_.untrack(key, owner);
+void Watchdog::untrack(const std::string& key, const std::string& owner, bool tell_lost) {
+    std::optional<std::stop_source> lost;
+    {
+        std::lock_guard lock(mutex_);
+        lost = book_.untrack(key, owner);
+    }
+    // Outside the mutex: stop callbacks are user code.
+    if (tell_lost && lost) lost->request_stop();
 }
 
 std::stop_token Watchdog::lease_lost(const std::string& key, const std::string& owner) const {

@@ -53,9 +53,10 @@ public:
     /// names it in metrics and events.
     void track(const Script* renew, std::string_view kind, const std::string& key, const std::string& owner,
                Clock::time_point sent, std::chrono::milliseconds ttl);
-    /// Forgets the hold: the server says the owner's last hold is released, or
-    /// the unlock failed (the lease then ends the hold).
-    void untrack(const std::string& key, const std::string& owner);
+    /// Forgets the hold: a release of it was tried (primitive/release_verdict.hpp
+    /// says when the rest stays renewed). `tell_lost`: its lease-lost token is
+    /// requested first, for holds the owner still believed in.
+    void untrack(const std::string& key, const std::string& owner, bool tell_lost = false);
 
     /// Requested when the hold is found gone or its local deadline passes; no
     /// stop state if not tracked.

@@ -3,11 +3,12 @@
 #include <random>
 #include <stdexcept>
 
+#include "hold/contained.hpp"
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
-#include "primitive/acquire.hpp"
+#include "hold/hold.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
@@ -102,8 +103,9 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.attempt = [&core, name, timeouts = timeouts_, channel = request.channel, permit, lease](auto report) {
         const std::int64_t now = epoch_ms();
         detail::eval_reporting(
-            core.transport, scripts::semaphore_expirable_acquire, {name, timeouts, channel},
-            {std::to_string(now), std::string(core.transport.publish_command()), std::to_string(never), lease_end(now, lease), permit},
+            core.transport, scripts::semaphore_expirable_acquire, {name, timeouts},
+            {std::to_string(now), std::string(core.transport.publish_command()), channel, std::to_string(never),
+             lease_end(now, lease), permit},
             name, "acquire " + std::string(noun),
             [report = std::move(report)](std::exception_ptr error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
@@ -114,18 +116,23 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     };
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
-    request.meter = {core.telemetry.get(), noun, name};
-    // The permit taken by an attempt in flight when a stop landed goes back.
+    // The permit an attempt took that the caller will not be told of (a stop
+    // landed, replicas did not confirm it, no reply came) goes back by its id.
     request.give_back = [&core, name, timeouts = timeouts_, channel = request.channel, permit](std::function<void()> then) {
-        core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts, channel},
-                            {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit},
+        core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts},
+                            {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit, channel},
                             [then = std::move(then)](std::exception_ptr, Reply) { then(); });
     };
-    detail::acquire(core.transport, std::move(request),
-                    [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
-                                                                              bool acquired, std::int64_t) {
-                        done(std::move(error), acquired ? std::optional(id) : std::nullopt);
-                    });
+    detail::AcquireSpec spec;
+    spec.hold = {noun, name, {}, {}};
+    spec.request = std::move(request);
+    spec.gives_back_unknown = true;
+    spec.taken = "a permit of " + spec.hold.subject();
+    detail::acquire_hold(core, std::move(spec),
+                         [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
+                                                                                   bool acquired, std::int64_t) {
+                             done(std::move(error), acquired ? std::optional(id) : std::nullopt);
+                         });
 }
 
 void PermitExpirableSemaphore::start_release(const std::string& permit_id,
@@ -133,14 +140,24 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
     const std::string& name = counter_.name();
     std::string permit = permit_bytes(name, permit_id);
     auto& core = counter_.client_->core();
-    detail::eval_reporting(
-        core.transport, scripts::semaphore_expirable_release, {name, timeouts_, detail::semaphore_channel(name)},
-        {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::move(permit)}, name,
-        "release " + std::string(noun),
-        [done = std::move(done)](std::exception_ptr error, Reply reply) {
-            done(std::move(error), reply.integer == 1);
-        },
-        noun);
+    detail::ReleaseSpec spec;
+    spec.hold = {noun, name, permit_id, {}};
+    spec.ledger = false;  // the caller's permit id is its word
+    spec.send = [&core, name, timeouts = timeouts_, permit = std::move(permit)](const std::string&,
+                                                                               detail::ReplyHandler sent) {
+        detail::eval_reporting(core.transport, scripts::semaphore_expirable_release, {name, timeouts},
+                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit,
+                                detail::semaphore_channel(name)},
+                               name, "release " + std::string(noun), std::move(sent), noun);
+    };
+    spec.decode = [](const Reply& reply) {
+        return reply.integer == 1 ? detail::ReleaseReply::released : detail::ReleaseReply::not_held;
+    };
+    detail::release_hold(core, std::move(spec), [done = std::move(done)](detail::ReleaseOutcome outcome) {
+        // Not held is try_release()'s false, and release()'s own error.
+        if (outcome.verdict == detail::ReleaseVerdict::not_held) return done(nullptr, false);
+        done(std::move(outcome.error), !outcome.error);
+    });
 }
 
 std::string PermitExpirableSemaphore::acquire(std::optional<Duration> lease) { return *acquire(lease, {}); }
@@ -188,9 +205,9 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
     const std::string& name = counter_.name();
     auto& core = counter_.client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::semaphore_expirable_acquire,
-                               {name, timeouts_, detail::semaphore_channel(name)},
-                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), std::to_string(never)},
+        detail::eval_reporting(core.transport, scripts::semaphore_expirable_acquire, {name, timeouts_},
+                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()),
+                                detail::semaphore_channel(name), std::to_string(never)},
                                name, "query " + std::string(noun), std::move(done), noun);
     });
     return reply.integer;
@@ -198,15 +215,17 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
 
 void PermitExpirableSemaphore::async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
                                                  Completion<std::optional<std::string>> done) {
-    start_acquire(wait, lease, std::move(stop), std::move(done));
+    start_acquire(wait, lease, std::move(stop), detail::contained(counter_.client_->core(), noun, name(), std::move(done)));
 }
 
 void PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease, std::stop_token stop,
                                              Completion<std::optional<std::string>> done) {
-    start_acquire(std::nullopt, lease, std::move(stop), std::move(done));
+    start_acquire(std::nullopt, lease, std::move(stop),
+                  detail::contained(counter_.client_->core(), noun, name(), std::move(done)));
 }
 
 void PermitExpirableSemaphore::async_release(std::string permit_id, Completion<> done) {
+    done = detail::contained(counter_.client_->core(), noun, name(), std::move(done));
     start_release(permit_id, [done = std::move(done), permit_id, name = name()](std::exception_ptr error, bool released) {
         if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_id));
         done(std::move(error));

@@ -4,16 +4,16 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "hold/contained.hpp"
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
-#include "primitive/acquire.hpp"
+#include "hold/hold.hpp"
 #include "common/quoted.hpp"
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
-#include "primitive/replica_sync.hpp"
 #include "semaphore/channel.hpp"
 
 namespace holdfast {
@@ -70,7 +70,9 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.attempt = [&core, name = name_, noun = noun_, count = std::to_string(permits),
                        pass_on = permits > 1](auto report) {
         detail::eval_reporting(
-            core.transport, scripts::semaphore_acquire, {name}, {count}, name, "acquire " + std::string(noun),
+            core.transport, scripts::semaphore_acquire, {name},
+            {count, detail::semaphore_channel(name), std::string(core.transport.publish_command())}, name,
+            "acquire " + std::string(noun),
             [report = std::move(report), pass_on](std::exception_ptr error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
                 report(reply.integer == 1 ? Attempt::acquired() : Attempt::refused(-1, pass_on));
@@ -79,38 +81,33 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     };
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
-    request.meter = {core.telemetry.get(), noun_, name_};
     // Permits taken but not to be reported (a stop landed during the
     // attempt, or replicas did not confirm them) are released.
-    auto give_back = [&core, name = name_, permits](std::function<void()> then) {
-        core.transport.eval(scripts::semaphore_release, {name, detail::semaphore_channel(name)},
-                            {std::to_string(permits), core.transport.publish_command()},
+    request.give_back = [&core, name = name_, permits](std::function<void()> then) {
+        core.transport.eval(scripts::semaphore_release, {name},
+                            {std::to_string(permits), core.transport.publish_command(), detail::semaphore_channel(name)},
                             [then = std::move(then)](std::exception_ptr, Reply) { then(); });
     };
-    request.give_back = give_back;
-    detail::acquire(core.transport, std::move(request),
-                    [&core, name = name_, noun = noun_, permits, give_back = std::move(give_back),
-                     done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
-                        if (error || !acquired || !core.transport.syncs_replicas(name))
-                            return done(std::move(error), acquired);
-                        // Replica sync (docs/deployments.md).
-                        detail::sync_acquire(core.transport, name,
-                                             std::to_string(permits) + " permit(s) of " + std::string(noun) + " " +
-                                                 detail::quoted(name),
-                                             std::move(give_back),
-                                             [done](std::exception_ptr e) { done(e, !e); });
-                    });
+    detail::AcquireSpec spec;
+    spec.hold = {noun_, name_, {}, {}};
+    spec.request = std::move(request);
+    spec.taken = std::to_string(permits) + " permit(s) of " + spec.hold.subject();
+    detail::acquire_hold(core, std::move(spec),
+                         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
+                             done(std::move(error), acquired);
+                         });
 }
 
 void Semaphore::start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done) {
     if (delta == 0) return done(nullptr);
     auto& core = client_->core();
     detail::eval_reporting(
-        core.transport, scripts::semaphore_release, {name_, detail::semaphore_channel(name_)},
-        {std::to_string(delta), std::string(core.transport.publish_command())}, name_, std::move(what),
+        core.transport, scripts::semaphore_release, {name_},
+        {std::to_string(delta), std::string(core.transport.publish_command()), detail::semaphore_channel(name_)}, name_,
+        std::move(what),
         [&core, name = name_, done = std::move(done), delta](std::exception_ptr error, Reply) {
-            if (error || !core.transport.syncs_replicas(name)) return done(explain_overflow(error, delta));
-            detail::sync_release(core.transport, name, [done] { done(nullptr); });
+            if (error) return done(explain_overflow(error, delta));
+            detail::confirm_write(core, name, [done] { done(nullptr); });
         },
         noun_);
 }
@@ -119,8 +116,10 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
     check_permits(noun_, name_, permits);
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_, detail::semaphore_channel(name_)},
-                               {std::to_string(permits), std::string(core.transport.publish_command())}, name_,
+        detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_},
+                               {std::to_string(permits), std::string(core.transport.publish_command()),
+                                detail::semaphore_channel(name_)},
+                               name_,
                                "set permits of " + std::string(noun_), std::move(done), noun_);
     });
     return reply.integer == 1;
@@ -171,16 +170,18 @@ std::int64_t Semaphore::available_permits() const {
 }
 
 void Semaphore::async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done) {
-    start_acquire(permits, wait, std::move(stop), std::move(done));
+    start_acquire(permits, wait, std::move(stop), detail::contained(client_->core(), noun_, name_, std::move(done)));
 }
 
 void Semaphore::async_acquire(std::int64_t permits, std::stop_token stop, Completion<bool> done) {
-    start_acquire(permits, std::nullopt, std::move(stop), std::move(done));
+    start_acquire(permits, std::nullopt, std::move(stop),
+                  detail::contained(client_->core(), noun_, name_, std::move(done)));
 }
 
 void Semaphore::async_release(std::int64_t permits, Completion<> done) {
     check_permits(noun_, name_, permits);
-    start_release(permits, "release " + std::string(noun_), std::move(done));
+    start_release(permits, "release " + std::string(noun_),
+                  detail::contained(client_->core(), noun_, name_, std::move(done)));
 }
 
 std::future<bool> Semaphore::async_try_acquire(std::int64_t permits, Duration wait) {

@@ -24,6 +24,8 @@ std::string_view to_string(Event::Kind kind) {
         case Event::Kind::lease_lost: return "lease_lost";
         case Event::Kind::slow_acquire: return "slow_acquire";
         case Event::Kind::script_reloaded: return "script_reloaded";
+        case Event::Kind::release_failed: return "release_failed";
+        case Event::Kind::completion_threw: return "completion_threw";
     }
     return "unknown";
 }
@@ -100,6 +102,7 @@ void Telemetry::tell(const Event& event) const {
     if (Counters* c = of(event.primitive)) {
         if (event.kind == Event::Kind::renewal_failed) c->renewal_failures.fetch_add(1, std::memory_order_relaxed);
         if (event.kind == Event::Kind::lease_lost) c->leases_lost.fetch_add(1, std::memory_order_relaxed);
+        if (event.kind == Event::Kind::release_failed) c->release_failures.fetch_add(1, std::memory_order_relaxed);
     }
     if (counting_) {
         if (event.kind == Event::Kind::connection_lost) connections_lost_.fetch_add(1, std::memory_order_relaxed);
@@ -164,6 +167,7 @@ Metrics Telemetry::snapshot() const {
         p.renewals = c.renewals.load(std::memory_order_relaxed);
         p.renewal_failures = c.renewal_failures.load(std::memory_order_relaxed);
         p.leases_lost = c.leases_lost.load(std::memory_order_relaxed);
+        p.release_failures = c.release_failures.load(std::memory_order_relaxed);
     }
     m.connections_lost = connections_lost_.load(std::memory_order_relaxed);
     m.reconnects = reconnects_.load(std::memory_order_relaxed);

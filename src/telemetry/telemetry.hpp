@@ -53,7 +53,7 @@ private:
         Histogram acquire_wait;
         std::atomic<std::int64_t> waiting{0};
         Histogram hold_time;
-        std::atomic<std::uint64_t> renewals{0}, renewal_failures{0}, leases_lost{0};
+        std::atomic<std::uint64_t> renewals{0}, renewal_failures{0}, leases_lost{0}, release_failures{0};
         std::atomic<bool> used{false};
     };
     static constexpr std::size_t kinds = 10;

@@ -68,6 +68,7 @@ void Transport::shutdown() {
     // One task does it all, so nothing queued behind it is skipped: every
     // command and waiter fails with ConnectionError before the loop ends.
     asio::post(io_, [this] {
+        leaving_.store(true, std::memory_order_relaxed);
         std::vector<std::shared_ptr<ChannelListener>> waiting;
         {
             std::lock_guard lock(waiters_mutex_);
@@ -186,11 +187,17 @@ void Transport::eval(const Script& script, const std::vector<std::string_view>& 
     argv[1] = script.sha1;
     argv[2] = numkeys;
     std::copy(args.begin(), args.end(), std::copy(keys.begin(), keys.end(), argv.begin() + 3));
+    const std::string_view first_key = keys.empty() ? std::string_view{} : keys.front();
+    if (leaving_.load(std::memory_order_relaxed)) {
+        argv[0] = "EVAL";
+        argv[1] = script.body;
+        return dispatch(first_key, encode_command(argv), std::move(handler));
+    }
     // A copy of the request, needed only if the server lost the script: then
     // it is read back (it is RESP too) and sent again as EVAL with the body,
     // to the same server (in a cluster: the one now serving the key).
     auto evalsha = std::make_shared<std::string>(encode_command(argv));
-    dispatch(keys.empty() ? std::string_view{} : keys.front(), *evalsha,
+    dispatch(first_key, *evalsha,
              [this, &script, evalsha, handler = std::move(handler)](std::exception_ptr error, Reply reply) mutable {
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;

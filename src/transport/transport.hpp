@@ -4,6 +4,7 @@
 
 #include <asio.hpp>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,6 +115,9 @@ private:
     std::shared_ptr<Sentinels> sentinels_;
     std::mutex waiters_mutex_;
     bool closing_ = false;
+    // Set as shutdown begins: what is sent on the way out (a fair waiter
+    // leaving its queue) goes as EVAL, since no NOSCRIPT retry would follow.
+    std::atomic<bool> leaving_{false};
     std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;
     // Loop thread: scripts this client loaded by EVAL, per server.
     std::set<std::pair<std::string, const Script*>> loaded_;

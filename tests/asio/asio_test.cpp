@@ -14,6 +14,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -228,6 +229,23 @@ TEST_F(Asio, StopTokensEndEveryKindOfBlockingWait) {
     stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.try_lock_for(10s, s); });
     EXPECT_FALSE(b.is_locked());
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+}
+
+// A plain callback runs inline on the client's loop thread: one that throws
+// is told (Event::Kind::completion_threw), and the loop goes on.
+TEST_F(Asio, AThrowingPlainCallbackIsContained) {
+    std::atomic<int> threw{0};
+    Config c = config();
+    c.on_event = [&threw](const Event& event) {
+        if (event.kind == Event::Kind::completion_threw) ++threw;
+    };
+    Client client(c);
+    Lock door(client, "door");
+    const std::string owner = client.new_owner();
+    holdfast::async_lock(door, owner, [](std::exception_ptr) { throw std::runtime_error("boom from a callback"); });
+    ASSERT_TRUE(eventually([&] { return threw.load() == 1; }));
+    EXPECT_TRUE(door.async_unlock(owner).wait_for(20s) == std::future_status::ready);
+    EXPECT_FALSE(door.is_locked());
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ TEST_F(Names, HugeNameIsShortenedInErrors) {
     Client client(config());
     const std::string name = "orders:" + std::string(1 << 20, 'n');
     Lock lock(client, name);
-    const auto what = error_of<NotOwnerError>([&] { lock.unlock(); });
+    const auto what = error_of<NotOwnerError>([&] { lock.release(); });
     EXPECT_LT(what.size(), 1024u) << what.substr(0, 300);
     EXPECT_TRUE(mentions(what, {"'orders:nnnn", std::to_string(name.size()) + " bytes", client.current_owner()}));
 
@@ -61,7 +61,7 @@ TEST_F(Names, InvalidUtf8WorksAndIsEscapedInErrors) {
 
     Client client(config());
     Lock lock(client, name + std::string("\0\n", 2));
-    const auto what = error_of<NotOwnerError>([&] { lock.unlock(); });
+    const auto what = error_of<NotOwnerError>([&] { lock.release(); });
     // Printable: the bytes that would garble a terminal or a log are escaped.
     EXPECT_TRUE(mentions(what, {"'bad\\xff\\xfe\\x00\\n'"}));
     EXPECT_EQ(what.find_first_of(std::string("\xff\0\n", 3)), std::string::npos) << what;
@@ -74,7 +74,7 @@ TEST_F(Names, Utf8NamesAreNotEscaped) {
     expect_shared(name, "redisson_lock__channel:{" + name + "}");
     Client client(config());
     Lock lock(client, name);
-    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.unlock(); }), {"'" + name + "'"}));
+    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.release(); }), {"'" + name + "'"}));
 }
 
 // A name with a brace is its own hash tag: Redisson then drops the braces it

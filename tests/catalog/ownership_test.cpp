@@ -10,7 +10,7 @@ using Owners = Catalog;
 TEST_F(Owners, UnlockWithoutLockIsNotOwnerError) {
     Client client(config());
     Lock lock(client, "job");
-    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.unlock(); }),
+    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.release(); }),
                          {"'job'", client.current_owner(), server_name(), "does not hold it"}));
     const std::string owner = client.new_owner();
     auto unlocked = lock.async_unlock(owner);
@@ -25,7 +25,7 @@ TEST_F(Owners, UnlockingOnceTooOftenIsNotOwnerError) {
     lock.lock();
     lock.unlock();
     lock.unlock();
-    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.unlock(); }), {"'job'", client.current_owner()}));
+    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.release(); }), {"'job'", client.current_owner()}));
     expect_nothing_left(client);
 }
 
@@ -35,7 +35,7 @@ TEST_F(Owners, UnlockByAnotherClientIsNotOwnerErrorAndTheHolderKeepsIt) {
     Lock held(holder, "job"), foreign(other, "job");
     held.lock();
     held.lock();
-    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { foreign.unlock(); }), {"'job'", other.current_owner()}));
+    EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { foreign.release(); }), {"'job'", other.current_owner()}));
     EXPECT_EQ(raw->string({"HGET", "job", holder.current_owner()}), "2");
     EXPECT_GT(raw->integer({"PTTL", "job"}), 0);
     EXPECT_TRUE(holder.core().watchdog.renews("job", holder.current_owner()));
@@ -96,7 +96,7 @@ TEST_P(ForeignKeys, AreWrongTypeErrorsAndLeftAlone) {
                                             "not a lock", "pick another name or delete the key"};
     for (auto call : std::vector<std::function<void()>>{
              [&] { lock.lock(); }, [&] { lock.try_lock(); }, [&] { lock.try_lock_for(30s); },
-             [&] { lock.lock(10s); }, [&] { lock.unlock(); }, [&] { lock.force_unlock(); },
+             [&] { lock.lock(10s); }, [&] { lock.release(); }, [&] { lock.force_unlock(); },
              [&] { lock.is_held_by_current_thread(); }, [&] { lock.hold_count(); }, [&] { lock.holders(); }})
         EXPECT_TRUE(mentions(error_of<WrongTypeError>(call), expected));
     auto async = lock.async_lock(owner);

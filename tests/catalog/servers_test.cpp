@@ -169,7 +169,7 @@ TEST_F(Servers, AReleaseCutShortStopsTheRenewal) {
     Lock lock(client, "job");
     lock.lock();
     EXPECT_EQ(client.core().watchdog.tracked(), 1u);
-    EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.unlock(); }),
+    EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.release(); }),
                          {peer.name(), "closed the connection", "may or may not have run"}));
     EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a hold of unknown state is still renewed";
     EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);

@@ -84,5 +84,35 @@ TEST_P(Shutdown, DestroyingTheClientFailsItsWaiterAtOnce) {
 INSTANTIATE_TEST_SUITE_P(EveryKind, Shutdown, ::testing::ValuesIn(kinds),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A fair waiter whose Client is destroyed leaves its queue on the way out,
+// even on a server that has never run the give-up script: it goes as EVAL,
+// since no NOSCRIPT retry could follow a connection being closed. With a
+// dead-waiter timeout of a minute, nothing else would take it out soon.
+class FairShutdown : public RedisTest {};
+
+TEST_F(FairShutdown, AWaiterLeavesTheQueueWhenTheScriptWasNeverLoaded) {
+    Client holder(config());
+    FairLock held(holder, "line");
+    held.lock();
+    raw->command({"SCRIPT", "FLUSH"});
+    auto waiter_client = std::make_unique<Client>(config());
+    FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
+    auto waiter = std::async(std::launch::async, [&] {
+        try {
+            wanted.lock();
+            return std::string("returned without an error");
+        } catch (const ConnectionError& e) {
+            return std::string(e.what());
+        }
+    });
+    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
+    waiter_client.reset();
+    EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
+    EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 3s))
+        << "the destroyed client's waiter is still queued";
+    EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
+    held.unlock();
+}
+
 }  // namespace
 }  // namespace holdfast::testing

@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
     }
     // An error thrown inside the library is caught here by its public type.
     try {
-        lock.unlock();
-        std::fprintf(stderr, "consumer: unlock of a free lock did not throw\n");
+        lock.release();
+        std::fprintf(stderr, "consumer: release of a free lock did not throw\n");
         return 1;
     } catch (const holdfast::NotOwnerError&) {
     }

@@ -109,7 +109,7 @@ TEST_F(Fencing, TheResourceRefusesAHolderWhoseLeaseRanOut) {
     EXPECT_EQ(write(*fresh, "from fast"), 1);
     EXPECT_EQ(write(stale, "from slow"), 0);
     EXPECT_EQ(raw->string({"GET", "balance"}), "from fast");
-    EXPECT_THROW(slow.unlock(), NotOwnerError);
+    EXPECT_THROW(slow.release(), NotOwnerError);
     fast.unlock();
 }
 

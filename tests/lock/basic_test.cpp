@@ -72,17 +72,17 @@ TEST_F(LockBasics, UnlockByNonOwnerThrowsNotOwnerError) {
     Client client(config());
     Lock lock(client, "guarded");
     try {
-        lock.unlock();
+        lock.release();
         FAIL() << "unlock without lock succeeded";
     } catch (const NotOwnerError& e) {
         EXPECT_NE(std::string(e.what()).find("'guarded'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(client.current_owner()), std::string::npos) << e.what();
     }
     lock.lock();
-    std::async(std::launch::async, [&] { EXPECT_THROW(lock.unlock(), NotOwnerError); }).get();
+    std::async(std::launch::async, [&] { EXPECT_THROW(lock.release(), NotOwnerError); }).get();
     EXPECT_TRUE(lock.is_held_by_current_thread());
     lock.unlock();
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
 }
 
 TEST_F(LockBasics, BadArgumentsAreRejected) {
@@ -110,7 +110,7 @@ TEST_F(LockBasics, WrongTypeKeyIsNamedAndLeavesNothingBehind) {
         EXPECT_NE(std::string(e.what()).find("string"), std::string::npos) << e.what();
     }
     EXPECT_THROW(lock.lock(), WrongTypeError);
-    EXPECT_THROW(lock.unlock(), WrongTypeError);
+    EXPECT_THROW(lock.release(), WrongTypeError);
     EXPECT_THROW(lock.hold_count(), WrongTypeError);
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
     EXPECT_EQ(raw->string({"GET", "taken"}), "a string");

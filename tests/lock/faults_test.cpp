@@ -136,7 +136,7 @@ TEST_F(Faults, ServerRestartMidRun) {
     ASSERT_EQ(waiter.wait_for(std::chrono::seconds(20)), std::future_status::ready);
     EXPECT_TRUE(waiter.get());
     EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }, std::chrono::seconds(10)));
-    EXPECT_THROW(held.unlock(), NotOwnerError);
+    EXPECT_THROW(held.release(), NotOwnerError);
     EXPECT_TRUE(held.try_lock());
     held.unlock();
 }

@@ -23,7 +23,7 @@ TEST_F(Leases, ExplicitLeaseExpiresAndIsNotRenewed) {
     lock.lock(std::chrono::milliseconds(600));
     EXPECT_FALSE(client.core().watchdog.renews("brief", client.current_owner()));  // watched, not renewed
     EXPECT_TRUE(eventually([&] { return raw->integer({"EXISTS", "brief"}) == 0; }));
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
 }
 
 TEST_F(Leases, WatchdogKeepsTheLockPastThreeTimesItsTimeout) {
@@ -96,7 +96,7 @@ TEST_F(Leases, StopTokenFiresWhenTheKeyIsDeletedBehindTheHolder) {
     // request_stop() marks the token before it runs the callbacks.
     EXPECT_TRUE(eventually([&] { return called.load(); }));
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
 }
 
 TEST_F(Leases, StopTokenFiresOnForceUnlockButNotOnOwnUnlock) {

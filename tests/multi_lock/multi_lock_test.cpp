@@ -211,7 +211,7 @@ TEST_F(MultiLocks, UnlockReleasesEveryLockAndNamesTheOneLost) {
     all.lock();
     EXPECT_TRUE(Lock(other, "b").force_unlock());
     try {
-        all.unlock();
+        all.release();
         FAIL() << "unlocked a lost lock without a word";
     } catch (const NotOwnerError& e) {
         EXPECT_NE(std::string(e.what()).find("'b'"), std::string::npos) << e.what();
@@ -235,7 +235,7 @@ TEST_F(MultiLocks, LeaseLostWhenAnyMemberIsLost) {
     std::stop_callback on_lost(lost, [&] { told = true; });
     raw->command({"DEL", "b"});
     EXPECT_TRUE(eventually([&] { return told.load(); }));
-    EXPECT_THROW(both.unlock(), NotOwnerError);
+    EXPECT_THROW(both.release(), NotOwnerError);
     EXPECT_EQ(exists("a"), 0);
     EXPECT_FALSE(both.lease_lost_token().stop_possible());
     expect_clean(client);

@@ -44,5 +44,30 @@ TEST_F(PrometheusCollectable, ShowsWhatTheClientCounted) {
               std::string::npos);
 }
 
+// A label Prometheus would reject, or one of holdfast's own, would make every
+// scrape invalid: refused when the collectable is made.
+TEST_F(PrometheusCollectable, RefusesLabelsThatWouldSpoilTheScrape) {
+    Client client(config());
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"primitive", "x"}}); }, "holdfast's own labels");
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"outcome", "x"}}); }, "holdfast's own labels");
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"service-name", "x"}}); }, "'service_name'");
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"__reserved", "x"}}); }, "reserves");
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"1st", "x"}}); }, "not a Prometheus label name");
+    expect_invalid_argument([&] { prometheus_collectable(client, {{"", "x"}}); }, "is empty");
+    EXPECT_NE(prometheus_collectable(client, {{"service_name", "orders"}, {"_shard", "1"}}), nullptr);
+}
+
+// An unlock that did not release is counted by primitive.
+TEST_F(PrometheusCollectable, CountsReleaseFailures) {
+    Client client(config());
+    auto metrics = prometheus_collectable(client);
+    Lock lock(client, "ledger");
+    lock.lock();
+    lock.force_unlock();
+    lock.unlock();
+    const std::string text = scrape(*metrics);
+    EXPECT_NE(text.find("holdfast_release_failures_total{primitive=\"lock\"} 1"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace holdfast::testing

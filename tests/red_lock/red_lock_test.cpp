@@ -1,11 +1,13 @@
 // RedLock over five local redis-server processes: a quorum of three, servers
 // killed before and after acquisition, validity, renewal, nothing left behind.
+#include <atomic>
 #include <future>
 #include <system_error>
 #include <thread>
 
 #include "core/client_core.hpp"
 #include "redis_fixture.hpp"
+#include "tcp_proxy.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -81,7 +83,7 @@ TEST_F(RedLocks, AllServersUp) {
     red.unlock();  // returns once a quorum released; the others follow
     EXPECT_TRUE(eventually([&] { return holding() == 0; }));
     EXPECT_EQ(red.validity(), std::nullopt);
-    EXPECT_THROW(red.unlock(), NotOwnerError);
+    EXPECT_THROW(red.release(), NotOwnerError);
 }
 
 // A stopped server does not hold the others up: every attempt is sent at once
@@ -160,7 +162,7 @@ TEST_F(RedLocks, RenewalBelowQuorumReportsTheLockLost) {
     EXPECT_TRUE(eventually([&] { return told.load(); }));
     EXPECT_EQ(red.validity(), std::nullopt);
     try {
-        red.unlock();
+        red.release();
         FAIL() << "unlocked a lost RedLock without a word";
     } catch (const NotOwnerError& e) {
         EXPECT_NE(std::string(e.what()).find("lost"), std::string::npos) << e.what();
@@ -175,7 +177,7 @@ TEST_F(RedLocks, KeysGoneOnAMajorityIsLostToo) {
     ASSERT_TRUE(eventually([&] { return holding() == 5; }));  // no attempt still on its way
     for (int i = 0; i < 3; ++i) raws[i]->command({"DEL", "fleet"});  // e.g. restarted without persistence
     EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }));
-    EXPECT_THROW(red.unlock(), NotOwnerError);
+    EXPECT_THROW(red.release(), NotOwnerError);
     // unlock() answers once the outcome is decided (three refusals): the two
     // holds left are given back, but maybe just after.
     EXPECT_TRUE(eventually([&] { return holding() == 0; }));
@@ -243,18 +245,21 @@ TEST_F(RedLocks, WaitsForTheHolderAndExcludesIt) {
     expect_clients_clean();
 }
 
+// Not renewed; its holder is told when the validity runs out, as a Lock's
+// explicit lease tells it.
 TEST_F(RedLocks, ExplicitLeaseIsNotRenewed) {
     RedLock red(members());
     red.lock(std::chrono::milliseconds(800));
-    EXPECT_FALSE(red.lease_lost_token().stop_possible());
+    const std::stop_token lost = red.lease_lost_token();
     EXPECT_LE(*red.validity(), std::chrono::milliseconds(800 - 10));
     EXPECT_TRUE(eventually([&] { return holding() == 0; }));
+    EXPECT_TRUE(lost.stop_requested());
     EXPECT_EQ(red.validity(), std::nullopt);
     try {
-        red.unlock();
+        red.release();
         FAIL() << "unlocked an expired RedLock";
     } catch (const NotOwnerError& e) {
-        EXPECT_NE(std::string(e.what()).find("does not hold it"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("validity ran out"), std::string::npos) << e.what();
     }
 }
 
@@ -301,6 +306,42 @@ TEST_F(RedLocks, BadArgumentsAreNamed) {
     EXPECT_EQ(holding(), 0);
     ASSERT_TRUE(red.try_lock_for(std::chrono::hours::max()));  // no deadline, no overflow
     red.unlock();
+}
+
+// A holder cut off from a majority is told of the loss when its validity
+// ends, before another client can take a quorum: not when its renewal round,
+// waiting out Config::timeout (here above 2/3 of the lease), gives up.
+TEST(RedLockValidity, AHolderCutOffIsToldBeforeAnotherTakesAQuorum) {
+    std::vector<std::unique_ptr<support::RedisServer>> servers;
+    std::vector<std::unique_ptr<support::TcpProxy>> proxies;
+    std::vector<std::unique_ptr<Client>> clients;
+    std::vector<std::unique_ptr<Lock>> held_locks, wanted_locks;
+    for (int i = 0; i < 3; ++i) {
+        servers.push_back(std::make_unique<support::RedisServer>());
+        proxies.push_back(std::make_unique<support::TcpProxy>(servers.back()->port()));
+        Config through_proxy, direct;
+        through_proxy.port = proxies.back()->port();
+        direct.port = servers.back()->port();
+        through_proxy.lock_watchdog_timeout = direct.lock_watchdog_timeout = std::chrono::seconds(5);
+        through_proxy.timeout = std::chrono::seconds(4);
+        clients.push_back(std::make_unique<Client>(through_proxy));
+        held_locks.push_back(std::make_unique<Lock>(*clients.back(), "fleet"));
+        clients.push_back(std::make_unique<Client>(direct));
+        wanted_locks.push_back(std::make_unique<Lock>(*clients.back(), "fleet"));
+    }
+    RedLock held(*held_locks[0], *held_locks[1], *held_locks[2]);
+    RedLock wanted(*wanted_locks[0], *wanted_locks[1], *wanted_locks[2]);
+    held.lock();
+    std::atomic<bool> told{false};
+    std::stop_callback on_lost(held.lease_lost_token(), [&] { told = true; });
+    proxies[0]->freeze();
+    proxies[1]->freeze();
+    ASSERT_TRUE(wanted.try_lock_for(std::chrono::seconds(30)));
+    EXPECT_TRUE(told.load()) << "another client took a quorum before the cut-off holder was told";
+    EXPECT_EQ(held.validity(), std::nullopt);
+    wanted.unlock();
+    proxies[0]->heal();
+    proxies[1]->heal();
 }
 
 }  // namespace

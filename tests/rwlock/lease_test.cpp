@@ -85,7 +85,7 @@ TEST_F(ReadWriteLeases, AnExplicitReadLeaseEndsTheHold) {
     EXPECT_FALSE(client.core().watchdog.renews("stock", client.current_owner()));  // watched, not renewed
     EXPECT_LE(raw->integer({"PTTL", hold_key("stock", client.current_owner(), 1)}), 600);
     EXPECT_TRUE(eventually([&] { return raw->integer({"DBSIZE"}) == 0; }));
-    EXPECT_THROW(rw.read_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
 }
 
 // A reader that died (its hold key expired, its field still in the hash) does
@@ -120,7 +120,7 @@ TEST_F(ReadWriteLeases, LosingAReadHoldStopsItsToken) {
     raw->command({"DEL", "stock"});
     EXPECT_TRUE(eventually([&] { return read_lost.stop_requested(); }));
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_THROW(rw.read_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
 }
 
 // Waits that time out, an upgrade refused, holds of both sides: afterwards no

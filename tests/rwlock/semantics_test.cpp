@@ -152,17 +152,17 @@ TEST_F(ReadWriteSemantics, UnlockingASideNotHeldIsNotOwnerError) {
     Client client(config());
     ReadWriteLock rw(client, "stock");
     try {
-        rw.read_lock().unlock();
+        rw.read_lock().release();
         FAIL() << "unlocked a read lock never taken";
     } catch (const NotOwnerError& e) {
         EXPECT_NE(std::string(e.what()).find("read lock 'stock'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(client.current_owner()), std::string::npos) << e.what();
     }
     rw.read_lock().lock();
-    EXPECT_THROW(rw.write_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.write_lock().release(), NotOwnerError);
     rw.read_lock().unlock();
     rw.write_lock().lock();
-    EXPECT_THROW(rw.read_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
     rw.write_lock().unlock();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
@@ -176,14 +176,14 @@ TEST_F(ReadWriteSemantics, ForceUnlockActsOnItsOwnSideOnly) {
     EXPECT_EQ(raw->integer({"EXISTS", "stock"}), 1);
     EXPECT_TRUE(forced.read_lock().force_unlock());
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);  // the hold keys went with it
-    EXPECT_THROW(rw.read_lock().unlock(), NotOwnerError);
-    EXPECT_THROW(rw.read_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
+    EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
 
     rw.write_lock().lock();
     EXPECT_FALSE(forced.read_lock().force_unlock());
     EXPECT_TRUE(forced.write_lock().force_unlock());
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
-    EXPECT_THROW(rw.write_lock().unlock(), NotOwnerError);
+    EXPECT_THROW(rw.write_lock().release(), NotOwnerError);
 }
 
 TEST_F(ReadWriteSemantics, StdAdaptorsWorkOnEachSide) {

@@ -56,7 +56,7 @@ TEST_F(LocalDeadline, PartitionedHolderIsToldBeforeAnotherCanTakeTheLock) {
     taken.unlock();
 
     proxy.heal();
-    EXPECT_THROW(held.unlock(), LeaseLostError);
+    EXPECT_THROW(held.release(), LeaseLostError);
     EXPECT_EQ(holder.core().watchdog.tracked(), 0u);
 }
 
@@ -78,7 +78,7 @@ TEST_F(LocalDeadline, RenewalsRefusedByTheServerEndTheHold) {
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";
     EXPECT_FALSE(holder.core().watchdog.renews("ledger", holder.current_owner()));
     raw->command({"ACL", "SETUSER", "holder", "+@all"});
-    EXPECT_THROW(held.unlock(), LeaseLostError);
+    EXPECT_THROW(held.release(), LeaseLostError);
     EXPECT_EQ(raw->integer({"EXISTS", "ledger"}), 0);
 }
 
@@ -92,7 +92,7 @@ TEST_F(LocalDeadline, ExplicitLeaseIsToldBeforeItEnds) {
     LossWitness witness(server->port(), "ledger", lock.lease_lost_token());
     ASSERT_TRUE(eventually([&] { return witness.told(); }));
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";
-    EXPECT_THROW(lock.unlock(), LeaseLostError);
+    EXPECT_THROW(lock.release(), LeaseLostError);
 }
 
 // A nested lock(lease) sets the lock's TTL to that lease, as Redisson's does,
@@ -108,8 +108,8 @@ TEST_F(LocalDeadline, NestedShortLeaseShortensAWatchdogHold) {
     LossWitness witness(server->port(), "ledger", lock.lease_lost_token());
     ASSERT_TRUE(eventually([&] { return witness.told(); }, 1500ms));
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";
-    EXPECT_THROW(lock.unlock(), LeaseLostError);
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), LeaseLostError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_TRUE(eventually([&] { return raw->integer({"EXISTS", "ledger"}) == 0; }));
 }
 

@@ -73,7 +73,7 @@ TEST_F(SimpleLocks, NotReentrant) {
     EXPECT_EQ(lock.hold_count(), 1);  // still held once, still renewed
     EXPECT_EQ(client.core().watchdog.tracked(), 1u);
     lock.unlock();
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_EQ(raw->integer({"EXISTS", "once"}), 0);
 }
 
@@ -83,7 +83,7 @@ TEST_F(SimpleLocks, OtherOwnersAreExcludedAndWaitersGetInAfterTheRelease) {
     mine.lock();
     EXPECT_FALSE(theirs.try_lock());
     EXPECT_FALSE(std::async(std::launch::async, [&] { return mine.try_lock(); }).get());  // another thread
-    EXPECT_THROW(theirs.unlock(), NotOwnerError);
+    EXPECT_THROW(theirs.release(), NotOwnerError);
     auto waiter = std::async(std::launch::async, [&] {
         if (!theirs.try_lock_for(std::chrono::seconds(20))) return false;
         theirs.unlock();
@@ -106,7 +106,7 @@ TEST_F(SimpleLocks, AForeignLibrarysKeyExcludesHoldfastAndIsNeverDeleted) {
     EXPECT_EQ(lock.hold_count(), 0);
     ASSERT_EQ(lock.holders().size(), 1u);
     EXPECT_EQ(lock.holders()[0].owner, foreign_token);
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_EQ(raw->string({"GET", "shared"}), foreign_token);
     EXPECT_GT(raw->integer({"PTTL", "shared"}), 25000);  // not touched
 
@@ -163,7 +163,7 @@ TEST_F(SimpleLocks, ATakenOverKeyIsReportedLost) {
     ASSERT_TRUE(lost.stop_possible());
     raw->command({"SET", "contested", foreign_token, "PX", "30000"});  // its holder's lease ran out; redsync took it
     EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }));
-    EXPECT_THROW(lock.unlock(), NotOwnerError);
+    EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_EQ(raw->string({"GET", "contested"}), foreign_token);
     EXPECT_EQ(client.core().watchdog.tracked(), 0u);
 }
@@ -177,7 +177,7 @@ TEST_F(SimpleLocks, ExplicitLeaseExpiresAndAPollingWaiterGetsIn) {
     ASSERT_TRUE(lost.stop_possible());
     EXPECT_TRUE(wanted.try_lock_for(std::chrono::seconds(20)));
     EXPECT_TRUE(lost.stop_requested());
-    EXPECT_THROW(held.unlock(), NotOwnerError);
+    EXPECT_THROW(held.release(), NotOwnerError);
     wanted.unlock();
 }
 
@@ -229,7 +229,7 @@ TEST_F(SimpleLocks, WrongTypeKeyIsNamedAndLeftAlone) {
         EXPECT_NE(std::string(e.what()).find("'profile'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("hash"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(lock.unlock(), WrongTypeError);
+    EXPECT_THROW(lock.release(), WrongTypeError);
     EXPECT_THROW(lock.is_locked(), WrongTypeError);
     EXPECT_THROW(lock.holders(), WrongTypeError);
     EXPECT_EQ(raw->string({"HGET", "profile", "name"}), "ada");

@@ -84,7 +84,7 @@ TEST_F(Telemetry, RefusedRenewalIsToldAndCountedThenTheLostLease) {
     EXPECT_EQ(fair.renewal_failures, failed.size());
     EXPECT_EQ(fair.leases_lost, 1u);
     raw->command({"ACL", "SETUSER", "holder", "+@all"});
-    EXPECT_THROW(lock.unlock(), LeaseLostError);
+    EXPECT_THROW(lock.release(), LeaseLostError);
 }
 
 // A connection cut and restored: both told, naming the server, and counted.

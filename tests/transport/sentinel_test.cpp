@@ -294,6 +294,35 @@ TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
     EXPECT_THROW(lock.try_lock(), ReplicaSyncError);
     EXPECT_EQ(raw->integer({"EXISTS", "unsynced"}), 0) << "the unsynced hold was not given back";
     EXPECT_FALSE(lock.is_locked());
+    // Counted as the caller saw them: failed, never acquired.
+    const PrimitiveMetrics counted = client.metrics().primitives["lock"];
+    EXPECT_EQ(counted.acquired, 0u);
+    EXPECT_EQ(counted.failed, 2u);
+}
+
+// The permit-expirable semaphore's permits and the latch's count-down go
+// through the same confirmation as the locks.
+TEST_F(ReplicaSyncTest, RequiredGivesBackAnExpirablePermitNoReplicaAcknowledged) {
+    Client client(config(ReplicaSync::required));
+    PermitExpirableSemaphore pool(client, "pool");
+    ASSERT_TRUE(pool.try_set_permits(1));
+    replica->pause();
+    const std::string what = what_of([&] { pool.try_acquire(); });
+    EXPECT_NE(what.find("a permit of permit-expirable semaphore 'pool'"), std::string::npos) << what;
+    EXPECT_EQ(pool.available_permits(), 1) << "the unsynced permit was not given back";
+    EXPECT_EQ(raw->integer({"ZCARD", "{pool}:timeout"}), 0);
+}
+
+TEST_F(ReplicaSyncTest, AnExpirablePermitAndALatchWaitForTheReplica) {
+    Client client(config(ReplicaSync::required, 2500ms));
+    PermitExpirableSemaphore pool(client, "synced-pool");
+    ASSERT_TRUE(pool.try_set_permits(1));
+    CountDownLatch gate(client, "synced-gate");
+    ASSERT_TRUE(gate.try_set_count(1));
+    raw->command({"CONFIG", "RESETSTAT"});
+    pool.release(pool.acquire());
+    gate.count_down();
+    EXPECT_EQ(command_calls(*raw, "wait"), 3);
 }
 
 TEST_F(ReplicaSyncTest, RequiredGivesBackSemaphorePermitsNoReplicaAcknowledged) {

@@ -28,6 +28,7 @@ constexpr NemesisName names[] = {
     {Nemesis::cluster_migrate_slot, "cluster-migrate-slot"},
     {Nemesis::cluster_failover, "cluster-failover"},
     {Nemesis::cluster_kill_primary, "cluster-kill-primary"},
+    {Nemesis::revoke_rights, "revoke-rights"},
 };
 
 struct PrimitiveName {
@@ -155,6 +156,8 @@ std::vector<Primitive> parse_primitives(const std::string& text) {
 }
 
 std::string lock_name(int lock) { return "check:lock:" + std::to_string(lock); }
+
+std::string acl_user_of(int slot) { return "check-worker-" + std::to_string(slot); }
 
 std::string hold_id(int worker, long hold) { return std::to_string(worker) + "." + std::to_string(hold); }
 

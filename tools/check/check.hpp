@@ -52,6 +52,7 @@ enum class Nemesis {
     cluster_migrate_slot,  // move a lock's slot to another master of a three-master cluster (MOVED, ASK)
     cluster_failover,      // CLUSTER FAILOVER on the replica of a lock's primary: the replica is promoted
     cluster_kill_primary,  // kill -9 a lock's primary: the cluster promotes its replica; it comes back as one
+    revoke_rights,         // ACL: take a holder's channels away for 0.5-2 x lease (its release is refused), then give them back
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,
@@ -140,7 +141,12 @@ struct WorkerOptions {
     std::uint64_t seed = 0;
     std::string history;  // file this worker appends its events to
     std::string status;   // the run's shared status file
+    bool acl_users = false;  // connect as acl_user_of(slot), whose rights revoke-rights takes away
 };
+
+/// The ACL user of a worker slot under revoke-rights (password acl_password).
+std::string acl_user_of(int slot);
+inline constexpr const char* acl_password = "check";
 
 /// Names shared by workers and checker.
 std::string lock_name(int lock);

@@ -172,7 +172,8 @@ bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, co
 
 long RunResult::violations() const {
     return overlaps.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
-           fifo.violations + leaked_holds + integrity + worker_failures + slow_regrants + slow_wakeups + stuck;
+           fifo.violations + leaked_holds + renewed_after_release + integrity + worker_failures + slow_regrants +
+           slow_wakeups + stuck;
 }
 
 void add_finding(RunResult& result, const std::string& kind, const std::string& text) {
@@ -198,6 +199,12 @@ RunResult check_run(const RunFacts& facts) {
         if (e.op == Op::acquire && e.phase == Phase::fail && e.message == "timed out") ++r.timed_out;
         if (e.op == Op::release && e.phase == Phase::fail && e.message.find("does not hold") != std::string::npos)
             ++r.lost_leases;
+        if (e.op == Op::renewed) {
+            ++r.renewed_after_release;
+            add_finding(r, "renewed after release",
+                        lock_name(e.lock) + " hold " + hold_id(e.worker, e.hold) +
+                            " still renewed by its watchdog after its release was tried, at " + at(facts, e.time));
+        }
     }
     // A release the old master ran and then lost in a failover (asynchronous
     // replication): the promoted replica still counts the hold until its

@@ -40,6 +40,7 @@ struct RunResult {
     Tally lost_updates, stale_writes, token_order;
     Tally fifo;      // fair lock: a waiter granted before one that joined the queue well before it
     long leaked_holds = 0;  // release left a hold count behind
+    long renewed_after_release = 0;  // a hold the watchdog still renewed after its release was tried
     long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked
     long worker_failures = 0;
 

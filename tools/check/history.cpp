@@ -15,7 +15,7 @@
 namespace holdfast::check {
 namespace {
 
-constexpr const char* op_names[] = {"acquire", "read", "write", "release", "queued", "lost"};
+constexpr const char* op_names[] = {"acquire", "read", "write", "release", "queued", "lost", "renewed"};
 constexpr const char* phase_names[] = {"invoke", "ok", "fail", "unknown"};
 constexpr const char* access_names[] = {"exclusive", "shared"};
 

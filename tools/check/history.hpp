@@ -13,7 +13,9 @@ namespace holdfast::check {
 
 /// queued: a FairLock waiter, during its acquire call, saw itself in the queue.
 /// lost: the hold's lease_lost_token() fired (the library told the holder).
-enum class Op { acquire, read, write, release, queued, lost };
+/// renewed: the hold was still renewed by the watchdog after its release was
+/// tried (whatever the release's outcome), which the library promises never happens.
+enum class Op { acquire, read, write, release, queued, lost, renewed };
 /// ok and fail are definite; unknown means the call failed in a way that
 /// leaves open whether it took effect (a dropped connection, a timeout).
 enum class Phase { invoke, ok, fail, unknown };

@@ -79,6 +79,7 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option("--status", w.status)->required();
     worker.add_option("--lock-url", w.lock_url);
     worker.add_option("--replica-sync", w.replica_sync);
+    worker.add_flag("--acl-users", w.acl_users);
 }
 
 std::string make_out_dir(const std::string& requested) {
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
                    "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot, cluster-failover, "
-                   "cluster-kill-primary")
+                   "cluster-kill-primary, revoke-rights")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "

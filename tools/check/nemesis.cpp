@@ -81,6 +81,8 @@ bool NemesisRunner::strike() {
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
             return fail_over_primary(kind);
+        case Nemesis::revoke_rights:
+            return revoke_rights();
         case Nemesis::restart_persistent:
         case Nemesis::restart_volatile: {
             server_.kill();
@@ -161,6 +163,28 @@ bool NemesisRunner::hit_holder(Nemesis kind) {
     ::kill(workers_.pid_in(slot), SIGCONT);
     const Nanos end = now_ns();
     log_.write(Fault{start, end, kind, worker, lock, "SIGSTOP for " + ms_text(end - start)});
+    return true;
+}
+
+// A holder's channels taken away (its ACL user's, one per worker slot) while
+// it is inside: its release is refused, so its hold must not be renewed and
+// its lease must free the lock; its next acquires are refused up front, and
+// its subscriptions dropped. Given back after 0.5-2 leases.
+bool NemesisRunner::revoke_rights() {
+    const int slot = any_holder();
+    if (slot < 0) return false;
+    const int lock = status_.slots[slot].holding.load();
+    if (lock < 0) return false;
+    const int worker = workers_.worker_in(slot);
+    const std::string user = acl_user_of(slot);
+    support::SyncRedis admin(server_.port());
+    const Nanos start = now_ns();
+    admin.command({"ACL", "SETUSER", user, "resetchannels"});
+    std::this_thread::sleep_for(scaled(0.5, 2.0));
+    admin.command({"ACL", "SETUSER", user, "allchannels"});
+    const Nanos end = now_ns();
+    log_.write(Fault{start, end, Nemesis::revoke_rights, worker, lock,
+                     "ACL SETUSER " + user + " resetchannels for " + ms_text(end - start)});
     return true;
 }
 

@@ -41,6 +41,7 @@ public:
 
 private:
     bool hit_holder(Nemesis kind);
+    bool revoke_rights();
     int any_holder();
     int holder_staying_inside();
     bool fail_over(Nemesis kind);

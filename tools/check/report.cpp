@@ -33,7 +33,7 @@ struct Row {
     int runs = 0;
     long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0;
     Tally overlaps, lost_updates, stale_writes, token_order, fifo;
-    long leaks = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
+    long leaks = 0, renewed_after_release = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
     std::vector<double> wakeups, resumes;
     std::vector<std::uint64_t> failing;
@@ -53,6 +53,7 @@ struct Row {
             sum->expected += one->expected;
         }
         leaks += r.leaked_holds;
+        renewed_after_release += r.renewed_after_release;
         untold += r.untold;
         told += r.told;
         other += r.integrity + r.worker_failures + r.stuck;
@@ -124,7 +125,7 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                                                  "leases lost", "faults", "overlaps", "partitioned untold/told",
                                                  "lost updates",
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
-                                                 "leaked holds", "other",
+                                                 "leaked holds", "renewed after release", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
                                                  "resume after failover p50/max ms", "longest unavailable",
                                                  "verdict"}};
@@ -138,7 +139,7 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                          counter ? tally(r.lost_updates) : "-",
                          counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
                          fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
-                         std::to_string(r.leaks),
+                         std::to_string(r.leaks), std::to_string(r.renewed_after_release),
                          std::to_string(r.other),
                          r.regrants ? ms(r.regrant_max) + (r.slow_regrants ? " (" + std::to_string(r.slow_regrants) +
                                                                                   " slow)" : "")

@@ -13,6 +13,7 @@
 #include "redis_cluster.hpp"
 #include "sentinel_group.hpp"
 #include "status.hpp"
+#include "sync_redis.hpp"
 #include "workers.hpp"
 
 namespace holdfast::check {
@@ -110,6 +111,17 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
             proxies.push_back(std::make_unique<support::TcpProxy>(lock_server.port()));
             lock_ports.push_back(proxies.back()->port());
         }
+    // Under revoke-rights each worker slot is an ACL user of its own, whose
+    // channels the nemesis takes away from a holder.
+    if (spec.scenario.has(Nemesis::revoke_rights)) {
+        if (sentinel || cluster) throw UsageError("revoke-rights acts on a single lock server: combine it with no "
+                                                  "sentinel-* or cluster-* nemesis");
+        support::SyncRedis admin(lock_server.port());
+        for (int slot = 0; slot < o.processes; ++slot)
+            admin.command({"ACL", "SETUSER", acl_user_of(slot), "on", std::string(">") + acl_password, "~*", "&*",
+                           "+@all"});
+        base.acl_users = true;
+    }
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
     NemesisRunner nemesis(spec.scenario, o.lease, o.locks, random(), lock_server, workers, status.page(), nemesis_log, proxies,

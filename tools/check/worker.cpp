@@ -36,6 +36,8 @@ public:
     /// The fencing token (-1 for a primitive without), or nullopt when `wait` ran out.
     virtual std::optional<std::int64_t> try_acquire(Duration wait, Access access) = 0;
     virtual void release(Access access) = 0;
+    /// Whether the caller's hold is still renewed (a semaphore's permits never are).
+    virtual bool renewed(Access) { return false; }
     /// Holds the caller still has after its release; -1 where the primitive does not count them.
     virtual std::int64_t holds_left(Access access) = 0;
     /// lease_lost_token() of the calling thread's hold; none (stop_possible()
@@ -49,9 +51,12 @@ public:
     std::optional<std::int64_t> try_acquire(Duration wait, Access access) override {
         return side(access).try_lock_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
     }
-    void release(Access access) override { side(access).unlock(); }
+    // Checked: the history records a release that failed.
+    void release(Access access) override { side(access).release(); }
     std::int64_t holds_left(Access access) override { return side(access).hold_count(); }
     std::stop_token lost_token(Access access) override { return side(access).lease_lost_token(); }
+    // Tracked by the watchdog: only then has the token a stop state.
+    bool renewed(Access access) override { return side(access).lease_lost_token().stop_possible(); }
 
 protected:
     virtual Lock& side(Access access) = 0;
@@ -299,20 +304,28 @@ private:
         lost_watch_.reset();  // the hold ends here: a later loss is not this hold's
         log(Op::release, Phase::invoke, lock, hold, token);
         Target& target = *targets_[lock];
+        // Whatever its outcome, a release that was tried ends the renewal.
+        const auto check_renewal = [&] {
+            if (target.renewed(access_)) log(Op::renewed, Phase::ok, lock, hold, token, -1, "after its release");
+        };
         try {
             target.release(access_);
         } catch (const NotOwnerError& e) {  // the lease ran out: someone else may have held it meanwhile
             log(Op::release, Phase::fail, lock, hold, token, -1, e.what());
+            check_renewal();
             return;
         } catch (const ConnectionError& e) {
             log(Op::release, Phase::unknown, lock, hold, token, -1, e.what());
+            check_renewal();
             back_off();
             return;
-        } catch (const std::exception& e) {
+        } catch (const std::exception& e) {  // refused (revoke-rights: NOPERM)
             log(Op::release, Phase::fail, lock, hold, token, -1, e.what());
+            check_renewal();
             back_off();
             return;
         }
+        check_renewal();
         // Every hold is one acquisition, so the release must leave none behind.
         std::int64_t left = -1;
         std::string probe_error;
@@ -356,6 +369,10 @@ int run_worker(const WorkerOptions& options) {
     config.timeout = options.timeout;
     config.connect_timeout = options.timeout;
     config.lock_watchdog_timeout = options.lease;
+    if (options.acl_users) {
+        config.username = acl_user_of(options.slot);
+        config.password = acl_password;
+    }
     SharedStatus status(options.status, false);
     // The server may be down (a restart nemesis) when a replacement worker starts.
     std::unique_ptr<Client> client;

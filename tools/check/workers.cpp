@@ -30,6 +30,7 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--status", o.status,
             "--replica-sync", o.replica_sync};
     if (!o.lock_url.empty()) argv.insert(argv.end(), {"--lock-url", o.lock_url});
+    if (o.acl_users) argv.push_back("--acl-users");
     return argv;
 }
 

@@ -1,0 +1,35 @@
+// A user's completion that throws must not end the process: it runs on the
+// client's event loop thread, where an escaping exception would terminate
+// every lock of the client with it. Contained as event handlers are.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "holdfast/completion.hpp"
+
+namespace holdfast::detail {
+
+class ClientCore;
+
+/// Tells the client's event handler that a completion for `kind` `name` threw
+/// `error` (Event::Kind::completion_threw); nothing else.
+void completion_threw(ClientCore& core, std::string_view kind, const std::string& name, std::exception_ptr error);
+
+/// `done`, with whatever it throws caught and told (completion_threw).
+template <class... Results>
+Completion<Results...> contained(ClientCore& core, std::string_view kind, std::string name,
+                                 Completion<Results...> done) {
+    return [&core, kind, name = std::move(name), done = std::move(done)](std::exception_ptr error,
+                                                                        Results... results) {
+        try {
+            done(std::move(error), std::move(results)...);
+        } catch (...) {
+            completion_threw(core, kind, name, std::current_exception());
+        }
+    };
+}
+
+}  // namespace holdfast::detail

@@ -1,0 +1,144 @@
+// The release half of the hold pipeline (hold/hold.hpp): send, confirm, judge
+// (primitive/release_verdict.hpp), then untrack and report.
+#include <memory>
+
+#include "common/is_error.hpp"
+#include "common/message_of.hpp"
+#include "common/quoted.hpp"
+#include "core/client_core.hpp"
+#include "hold/hold.hpp"
+#include "holdfast/errors.hpp"
+#include "primitive/replica_sync.hpp"
+#include "telemetry/telemetry.hpp"
+
+namespace holdfast::detail {
+
+ReleaseReply lock_release_reply(const Reply& reply) {
+    if (reply.is_nil()) return ReleaseReply::not_held;
+    return reply.is_integer() && reply.integer == 0 ? ReleaseReply::still_held : ReleaseReply::released;
+}
+
+namespace {
+
+struct Releasing {
+    ReleaseSpec spec;
+    std::function<void(ReleaseOutcome)> done;
+};
+
+// `error` again, of the same kind, with `more` added to its message.
+std::exception_ptr adding(const std::exception_ptr& error, const std::string& more) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const WrongTypeError& e) {
+        return std::make_exception_ptr(WrongTypeError(e.what() + more));
+    } catch (const ServerError& e) {
+        return std::make_exception_ptr(ServerError(e.what() + more));
+    } catch (const ReplyTimeoutError& e) {
+        return std::make_exception_ptr(ReplyTimeoutError(e.what() + more));
+    } catch (const ConnectionError& e) {
+        return std::make_exception_ptr(ConnectionError(e.what() + more));
+    } catch (const std::exception& e) {
+        return std::make_exception_ptr(ServerError(e.what() + more));
+    }
+}
+
+// What the checked forms throw for a release that did not release.
+std::exception_ptr failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const std::exception_ptr& error,
+                           std::optional<std::chrono::milliseconds> lost_for, bool server_held) {
+    const std::string on = " on " + core.transport.config().server_name();
+    const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
+    const std::string unlock = hold.owner.empty() ? "release" : "unlock";
+    const std::string unrenewed =
+        ". It is no longer renewed, so the server frees it when its lease runs out; watch lease_lost_token() "
+        "to stop work when a hold is lost";
+    switch (verdict) {
+        case ReleaseVerdict::released: return nullptr;
+        case ReleaseVerdict::not_held:
+            return std::make_exception_ptr(NotOwnerError(
+                "holdfast: cannot " + unlock + " " + hold.subject() + on + ": " + by +
+                " does not hold it (never locked, already unlocked, or its lease ran out); unlock only what this "
+                "owner locked, and watch lease_lost_token() to learn when a hold is lost"));
+        case ReleaseVerdict::lost:
+            return std::make_exception_ptr(LeaseLostError(
+                "holdfast: " + hold.subject() + on + " was lost by " + by + " " +
+                std::to_string(lost_for ? lost_for->count() : 0) +
+                " ms before this unlock: no renewal was confirmed for a whole lease (the server unreachable, "
+                "paused or refusing), so another owner may have held it since; " +
+                (server_held ? "the unlock was carried out" : "the server no longer counted this hold") +
+                ". Watch lease_lost_token() to stop work when this happens, and fence writes (FencedLock) where a "
+                "late write must be refused"));
+        case ReleaseVerdict::refused:
+            return adding(error, " (" + unlock + " of " + hold.subject() + " by " + by + " refused, nothing changed" +
+                                     unrenewed + ")");
+        case ReleaseVerdict::unknown:
+            return adding(error, " (" + unlock + " of " + hold.subject() + " by " + by +
+                                     ": no reply, so whether it ran is unknown" + unrenewed + ")");
+    }
+    return nullptr;
+}
+
+void report(ClientCore& core, const HoldId& hold, const ReleaseOutcome& outcome) {
+    if (!core.telemetry->listening()) return;
+    Event event;
+    event.kind = Event::Kind::release_failed;
+    event.primitive = Telemetry::label(hold.kind);
+    event.name = hold.key;
+    event.owner = hold.owner;
+    event.server = core.transport.config().server_name();
+    event.detail = std::string(to_string(outcome.verdict)) + ": " + message_of(outcome.error);
+    core.telemetry->tell(event);
+}
+
+// Releases, one at a time, the holds the server still counts for the owner
+// that no caller was told of; then `then`. A failure leaves them to the lease.
+void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
+    r->spec.send("0", [r, then = std::move(then)](std::exception_ptr error, Reply reply) mutable {
+        if (!error && r->spec.decode(reply) == ReleaseReply::still_held) return give_back_rest(r, std::move(then));
+        then();
+    });
+}
+
+void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const std::exception_ptr& error) {
+    const HoldId& hold = r->spec.hold;
+    // Read before the watchdog forgets the hold: a hold lost locally is told as such.
+    const auto lost_for = core.watchdog.lost_for(hold.key, hold.field);
+    const std::int64_t known = r->spec.ledger ? core.holds.known(hold.key, hold.field) : 1;
+    const ReleaseDecision decision = judge({said, known, lost_for.has_value()});
+    const auto held_for =
+        core.holds.given_back(hold.key, hold.field, decision.ledger == ReleaseDecision::Ledger::forget);
+    if (decision.count_hold_time && held_for) core.telemetry->held(hold.kind, *held_for);
+    ReleaseOutcome outcome{decision.verdict, failure(core, hold, decision.verdict, error, lost_for,
+                                                     said != ReleaseReply::not_held)};
+    if (outcome.error) report(core, hold, outcome);
+    auto finish = [&core, r, decision, outcome = std::move(outcome)] {
+        const HoldId& hold = r->spec.hold;
+        if (decision.end_renewal) core.watchdog.untrack(hold.key, hold.field, decision.tell_lost);
+        auto done = std::move(r->done);
+        done(outcome);
+    };
+    if (decision.give_back_rest) return give_back_rest(r, std::move(finish));
+    finish();
+}
+
+}  // namespace
+
+void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(ReleaseOutcome)> done) {
+    if (!spec.decode) spec.decode = lock_release_reply;
+    auto r = std::make_shared<Releasing>(Releasing{std::move(spec), std::move(done)});
+    const HoldId& hold = r->spec.hold;
+    // A watchdog hold still held after this release gets a fresh lease; an
+    // explicit lease keeps its deadline.
+    const std::string lease_ms =
+        core.watchdog.renews(hold.key, hold.field) ? std::to_string(core.watchdog.lease().count()) : "0";
+    r->spec.send(lease_ms, [&core, r](std::exception_ptr error, Reply reply) {
+        // Every script checks and writes last, so an error reply changed nothing.
+        const ReleaseReply said = !error                         ? r->spec.decode(reply)
+                                  : is<ConnectionError>(error) ? ReleaseReply::no_reply
+                                                               : ReleaseReply::refused;
+        if (error || !core.transport.syncs_replicas(r->spec.hold.key)) return conclude(core, r, said, error);
+        // Replica sync: the caller learns of the release once replicas have it.
+        sync_release(core.transport, r->spec.hold.key, [&core, r, said] { conclude(core, r, said, nullptr); });
+    });
+}
+
+}  // namespace holdfast::detail
