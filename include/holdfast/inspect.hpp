@@ -13,7 +13,7 @@
 namespace holdfast {
 
 /// A snapshot of the keys under one name, decoded by the Redisson layout
-/// (../shared/redisson-layout.md): which primitive's they look like and its
+/// (docs/redisson-layout.md): which primitive's they look like and its
 /// state. The layouts do not record which class wrote them: an RLock, a
 /// FairLock, a SpinLock and a FencedLock look alike while nobody waits, and a
 /// Semaphore and a CountDownLatch are both one integer. What tells them apart

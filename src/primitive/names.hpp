@@ -1,4 +1,4 @@
-// Redisson's key and channel names (../shared/redisson-layout.md, "Names").
+// Redisson's key and channel names (docs/redisson-layout.md, "Names").
 #pragma once
 
 #include <cstdint>
