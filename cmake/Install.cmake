@@ -3,7 +3,7 @@
 include(CMakePackageConfigHelpers)
 set(HOLDFAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/holdfast)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast ${PROJECT_BINARY_DIR}/include/holdfast
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(TARGETS holdfast EXPORT holdfastTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -18,8 +18,8 @@ if(TARGET holdfast_cli AND TARGET holdfast_check)
   install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
-if(HOLDFAST_MAN_PAGE)
-  install(FILES ${HOLDFAST_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+if(HOLDFAST_MAN_PAGE_FILE)
+  install(FILES ${HOLDFAST_MAN_PAGE_FILE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
 
 # A static libholdfast needs hiredis and OpenSSL at the final link (and only there).
