@@ -140,6 +140,14 @@ struct HOLDFAST_EXPORT Config {
     std::chrono::milliseconds lock_watchdog_timeout{30000};
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
+    /// Put before the name of every lock, semaphore and latch this client
+    /// makes or inspects, before any key or channel is derived from it, as a
+    /// Redisson NameMapper whose map(name) is prefix + name: under "app1:",
+    /// Lock(client, "orders") is the key `app1:orders` with the channel
+    /// `redisson_lock__channel:{app1:orders}`. A primitive's name(), and the
+    /// names in errors and events, are the keys, prefix included;
+    /// find_names() gives names without it. Empty: none.
+    std::string key_prefix;
 
     /// Operations (docs/operations.md). Told of connections lost and
     /// restored, failed renewals, lost leases, slow acquires and reloaded

@@ -7,6 +7,14 @@
 
 namespace holdfast::detail {
 
+/// The key of a primitive named `name` under Config::key_prefix, as Redisson's
+/// NameMapper maps an object's name once: every other key and channel is
+/// derived from this (docs/redisson-layout.md, "Names").
+inline std::string mapped_name(std::string_view key_prefix, std::string name) {
+    if (key_prefix.empty()) return name;
+    return std::string(key_prefix) + name;
+}
+
 /// `prefix:{name}`, or `prefix:name` when the name already has a `{`, so every
 /// key of a lock hashes to the lock's own cluster slot.
 inline std::string prefixed_name(std::string_view prefix, std::string_view name) {
