@@ -1,6 +1,9 @@
 # cmake --install: headers, the library, the two executables, a CMake package
 # (find_package(holdfast CONFIG) -> holdfast::holdfast) and holdfast.pc.
 include(CMakePackageConfigHelpers)
+# Every rule below is part of the `holdfast` package (cmake/Package.cmake) but
+# the checker's, which is its own.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME holdfast)
 set(HOLDFAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/holdfast)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast
@@ -14,8 +17,11 @@ if(HOLDFAST_PROMETHEUS)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
-if(TARGET holdfast_cli AND TARGET holdfast_check)
-  install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET holdfast_cli)
+  install(TARGETS holdfast_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET holdfast_check)
+  install(TARGETS holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT check)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
 if(HOLDFAST_MAN_PAGE_FILE)
