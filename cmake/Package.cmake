@@ -11,7 +11,7 @@
 #   cmake --build build-package -j2 && (cd build-package && cpack)
 set(CPACK_PACKAGE_NAME holdfast)
 set(CPACK_PACKAGE_VENDOR holdfast)
-set(CPACK_PACKAGE_CONTACT "holdfast maintainers")
+set(CPACK_PACKAGE_CONTACT "holdfast maintainers")  # cpack -D CPACK_PACKAGE_CONTACT="Name <mail>" to publish
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB)  # into /usr, DEB's default prefix
 
