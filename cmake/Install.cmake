@@ -1,9 +1,12 @@
 # cmake --install: headers, the library, the two executables, a CMake package
 # (find_package(holdfast CONFIG) -> holdfast::holdfast) and holdfast.pc.
 include(CMakePackageConfigHelpers)
+# Every rule below is part of the `holdfast` package (cmake/Package.cmake) but
+# the checker's, which is its own.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME holdfast)
 set(HOLDFAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/holdfast)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast ${PROJECT_BINARY_DIR}/include/holdfast
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/holdfast
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(TARGETS holdfast EXPORT holdfastTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -14,12 +17,15 @@ if(HOLDFAST_PROMETHEUS)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
-if(TARGET holdfast_cli AND TARGET holdfast_check)
-  install(TARGETS holdfast_cli holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET holdfast_cli)
+  install(TARGETS holdfast_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET holdfast_check)
+  install(TARGETS holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT check)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
-if(HOLDFAST_MAN_PAGE)
-  install(FILES ${HOLDFAST_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+if(HOLDFAST_MAN_PAGE_FILE)
+  install(FILES ${HOLDFAST_MAN_PAGE_FILE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
 
 # A static libholdfast needs hiredis and OpenSSL at the final link (and only there).

@@ -13,15 +13,6 @@
 
 namespace holdfast::cli {
 
-namespace {
-// Event::to_string() without its "holdfast: " (warn() adds it).
-std::string describe_event(const Event& event) {
-    std::string line = event.to_string();
-    constexpr std::string_view prefix = "holdfast: ";
-    return line.starts_with(prefix) ? line.substr(prefix.size()) : line;
-}
-}  // namespace
-
 Config make_config(const GlobalOptions& options) {
     Config config;
     try {
@@ -39,7 +30,7 @@ Config make_config(const GlobalOptions& options) {
         config.tls.cert_file = options.tls_cert;
         config.tls.key_file = options.tls_key;
     }
-    if (options.verbose) config.on_event = [](const Event& event) { warn(describe_event(event)); };
+    if (options.verbose) config.on_event = event_logger();
     return config;
 }
 

@@ -52,6 +52,18 @@ struct HOLDFAST_EXPORT ServerAddress {
     friend bool operator==(const ServerAddress&, const ServerAddress&) = default;
 };
 
+/// An address a server announces, and where to connect for it instead
+/// (Config::nat_map).
+struct NatMapping {
+    /// As announced (a cluster node in CLUSTER SLOTS or a redirect, a master
+    /// as the sentinels name it) or as given in Config. Port 0: any port of
+    /// that host, as Redisson's HostNatMapper maps hosts.
+    ServerAddress announced;
+    /// Where to connect for it. Port 0: the announced port.
+    ServerAddress reachable;
+    friend bool operator==(const NatMapping&, const NatMapping&) = default;
+};
+
 /// Where the lock servers are (docs/deployments.md).
 enum class Topology {
     single,    ///< one server: host and port, or unix_socket
@@ -140,6 +152,25 @@ struct HOLDFAST_EXPORT Config {
     std::chrono::milliseconds lock_watchdog_timeout{30000};
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
+    /// Each fair-lock waiter's budget in the queue's deadline arithmetic
+    /// (Redisson's fairLockWaitTimeout, the same default): every client of a
+    /// queue, Java or C++, must use the same one (docs/fair_lock.md).
+    std::chrono::milliseconds fair_lock_wait_timeout{300000};
+
+    /// Put before the name of every lock, semaphore and latch this client
+    /// makes or inspects, before any key or channel is derived from it, as a
+    /// Redisson NameMapper whose map(name) is prefix + name: under "app1:",
+    /// Lock(client, "orders") is the key `app1:orders` with the channel
+    /// `redisson_lock__channel:{app1:orders}`. A primitive's name(), and the
+    /// names in errors and events, are the keys, prefix included;
+    /// find_names() gives names without it. Empty: none.
+    std::string key_prefix;
+    /// Where to connect instead of the addresses the servers announce or
+    /// were given as (Redisson's natMapper): for a cluster or sentinels behind
+    /// NAT or in containers. The first mapping that matches an address wins;
+    /// every TCP connection is mapped (seeds, cluster nodes, redirects,
+    /// sentinels, the masters they name). Errors name the announced address.
+    std::vector<NatMapping> nat_map;
 
     /// Operations (docs/operations.md). Told of connections lost and
     /// restored, failed renewals, lost leases, slow acquires and reloaded
@@ -158,8 +189,12 @@ struct HOLDFAST_EXPORT Config {
     ///   unix://[[user]:password@]/path.sock[?db=N&password=...&username=...]
     ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master
     ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
-    /// (rediss-sentinel://, rediss-cluster:// for TLS). Sentinels default to
-    /// port 26379, servers to 6379. %-escapes work in the user and password.
+    /// (rediss-sentinel://, rediss-cluster:// for TLS), each with optional
+    /// settings after a `?` (before a #master), &-separated:
+    ///   key_prefix=P, fair_lock_wait_timeout=MS,
+    ///   nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...] (host[:port] each).
+    /// Sentinels default to port 26379, servers to 6379. %-escapes work in the
+    /// user, the password and the settings' values.
     /// Throws std::invalid_argument on a malformed URI.
     static Config from_uri(std::string_view uri);
 

@@ -45,6 +45,7 @@ public:
 
     CountDownLatch(Client& client, std::string name);
 
+    /// The key in Redis: Config::key_prefix, then the name given.
     const std::string& name() const { return name_; }
 
     /// Sets the count to `count` (> 0) if the latch has none; true if it did.

@@ -29,7 +29,7 @@ struct HOLDFAST_EXPORT Event {
     Kind kind = Kind::connection_lost;
     std::string server;     ///< "host:port" (or the socket path)
     std::string primitive;  ///< "lock", "fair_lock", "semaphore" ... as Metrics names kinds
-    std::string name;       ///< the lock's, semaphore's or latch's name
+    std::string name;       ///< the lock's, semaphore's or latch's name (its key: Config::key_prefix included)
     std::string owner;      ///< "<client-uuid>:<thread-id>"
     std::chrono::milliseconds waited{0};
     std::string detail;

@@ -15,8 +15,9 @@ namespace holdfast {
 /// its own channel `redisson_lock__channel:{name}:<owner>`. A Java RFairLock on
 /// the same name shares the queue, in arrival order.
 ///
-/// Deadlines are chained as RFairLock chains them, with its default budget
-/// (queue_budget, 5 minutes per waiter). Beside them, a holdfast waiter proves
+/// Deadlines are chained as RFairLock chains them, with the client's
+/// Config::fair_lock_wait_timeout (Redisson's fairLockWaitTimeout, 5 minutes
+/// by default) as each waiter's budget. Beside them, a holdfast waiter proves
 /// it is alive at least every quarter `dead_waiter_timeout` (default 5 s); one
 /// that stops (killed, crashed) is passed over by holdfast's scripts that long
 /// after its last sign of life, instead of after its 5-minute deadline.
@@ -25,10 +26,6 @@ namespace holdfast {
 /// the waiters behind it move up.
 class HOLDFAST_EXPORT FairLock : public Lock {
 public:
-    /// Redisson's default fairLockWaitTimeout: each waiter's share of the
-    /// queue's deadline arithmetic, which every client of a queue must share.
-    static constexpr Duration queue_budget = std::chrono::minutes(5);
-
     /// `dead_waiter_timeout` > 0: how long after its last sign of life a
     /// holdfast waiter of this lock that stopped retrying keeps its place.
     FairLock(Client& client, std::string name, Duration dead_waiter_timeout = std::chrono::seconds(5));

@@ -10,6 +10,7 @@
 #include "holdfast/inspect.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/lock_group.hpp"
+#include "holdfast/log.hpp"
 #include "holdfast/multi_lock.hpp"
 #include "holdfast/permit_expirable_semaphore.hpp"
 #include "holdfast/read_write_lock.hpp"

@@ -13,7 +13,7 @@
 namespace holdfast {
 
 /// A snapshot of the keys under one name, decoded by the Redisson layout
-/// (../shared/redisson-layout.md): which primitive's they look like and its
+/// (docs/redisson-layout.md): which primitive's they look like and its
 /// state. The layouts do not record which class wrote them: an RLock, a
 /// FairLock, a SpinLock and a FencedLock look alike while nobody waits, and a
 /// Semaphore and a CountDownLatch are both one integer. What tells them apart
@@ -79,6 +79,7 @@ struct HOLDFAST_EXPORT LockState {
         std::optional<TimePoint> expires;
     };
 
+    /// As given to inspect(); the keys read are Config::key_prefix + name.
     std::string name;
     Kind kind = Kind::free;
     /// What TYPE says of key `name`: "none", "hash", "string", "list", ...
@@ -115,7 +116,8 @@ struct HOLDFAST_EXPORT LockState {
     std::string description;
 };
 
-/// Reads what `name` holds on `client`'s server with read-only commands
+/// Reads what `name` holds (its keys under Config::key_prefix) on `client`'s
+/// server with read-only commands
 /// (TYPE, PTTL, HGETALL, GET, EXISTS, LRANGE, ZRANGE) and decodes it. Blocks
 /// the calling thread for a few round trips (up to eight), plus one per
 /// reader of a read-write lock.
@@ -134,7 +136,9 @@ HOLDFAST_EXPORT LockState inspect(Client& client, const std::string& name);
 /// MATCH reads it), found with SCAN, never KEYS, so the server is not blocked.
 /// A side key (a fair-lock queue `redisson_lock_queue:{name}`, a fencing token,
 /// a permit-expirable semaphore's `{name}:timeout`, a reader's lease key)
-/// stands for its name; the rest stand for themselves. Sorted, each once.
+/// stands for its name; the rest stand for themselves. Under a
+/// Config::key_prefix only names under it are found, and given without it, as
+/// inspect() and the constructors take them. Sorted, each once.
 /// What each name holds is for inspect() to say: the list includes keys of any
 /// kind. SCAN's guarantee applies: a name present for the whole scan is found;
 /// one added or removed meanwhile may or may not be. Blocks for one round trip

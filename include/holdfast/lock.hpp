@@ -115,6 +115,7 @@ public:
     Lock(const Lock&) = default;
     Lock& operator=(const Lock&) = default;
 
+    /// The key in Redis: Config::key_prefix, then the name given.
     const std::string& name() const { return name_; }
 
     /// Waits as long as it takes; renewed by the watchdog.

@@ -15,7 +15,7 @@ namespace holdfast {
 /// at most bounds[i] (not cumulative); the last count is above every bound.
 struct HOLDFAST_EXPORT DurationHistogram {
     static constexpr std::size_t size = 19;
-    /// Upper bounds of the buckets: 100 µs ... 60 s.
+    /// Upper bounds of the buckets: 100 µs ... 300 s (5 min).
     static const std::array<std::chrono::microseconds, size> bounds;
     std::array<std::uint64_t, size + 1> counts{};
     std::uint64_t count = 0;

@@ -48,6 +48,7 @@ public:
 
     PermitExpirableSemaphore(Client& client, std::string name);
 
+    /// The key in Redis: Config::key_prefix, then the name given.
     const std::string& name() const { return counter_.name(); }
 
     /// Sets the free permits to `permits` (>= 0) if no count exists; true if it did.

@@ -41,6 +41,7 @@ public:
     /// Throws std::invalid_argument for an empty name.
     ReadWriteLock(Client& client, std::string name);
 
+    /// The key in Redis: Config::key_prefix, then the name given.
     const std::string& name() const { return read_.name(); }
 
     /// The shared side.

@@ -52,6 +52,7 @@ public:
 
     Semaphore(Client& client, std::string name);
 
+    /// The key in Redis: Config::key_prefix, then the name given.
     const std::string& name() const { return name_; }
 
     /// Sets the count to `permits` (>= 0) if no count exists; true if it did.

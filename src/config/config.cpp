@@ -34,7 +34,8 @@ std::string redacted(std::string_view uri) {
                                 " (expected redis[s]://[user:password@]host[:port][/db], "
                                 "unix://[[user]:password@]/path.sock[?db=N&password=...], "
                                 "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master or "
-                                "redis[s]-cluster://[user:password@]host[:port][,host[:port]...])");
+                                "redis[s]-cluster://[user:password@]host[:port][,host[:port]...], each with optional "
+                                "settings ?key_prefix=P&fair_lock_wait_timeout=MS&nat_map=HOST:PORT=HOST:PORT,...)");
 }
 
 std::string percent_decode(std::string_view text, std::string_view uri) {
@@ -78,24 +79,8 @@ void read_userinfo(std::string_view userinfo, std::string_view uri, Config& conf
     }
 }
 
-// A unix:// URI's query: db=N, password=..., username=... (redis-py's names).
-void read_parameters(std::string_view query, std::string_view uri, Config& config) {
-    for (;;) {
-        const auto amp = query.find('&');
-        const std::string_view pair = query.substr(0, amp);
-        const auto eq = pair.find('=');
-        const std::string_view key = pair.substr(0, eq);
-        const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
-        if (key == "db") config.database = parse_number<int>(value, uri, "database");
-        else if (key == "password") config.password = percent_decode(value, uri);
-        else if (key == "username") config.username = percent_decode(value, uri);
-        else bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: db, password, username)");
-        if (amp == std::string_view::npos) return;
-        query.remove_prefix(amp + 1);
-    }
-}
-
-// host[:port], [v6addr][:port].
+// host[:port], [v6addr][:port]. A default port of 0 makes the port optional
+// (nat_map's "any port").
 ServerAddress read_address(std::string_view text, std::string_view uri, std::uint16_t default_port) {
     ServerAddress address{std::string(text), default_port};
     if (text.starts_with('[')) {
@@ -110,8 +95,49 @@ ServerAddress read_address(std::string_view text, std::string_view uri, std::uin
         address.port = parse_number<std::uint16_t>(text.substr(colon + 1), uri, "port");
     }
     if (address.host.empty()) bad_uri(uri, "no host");
-    if (address.port == 0) bad_uri(uri, "port 0");
+    if (address.port == 0 && default_port != 0) bad_uri(uri, "port 0");
     return address;
+}
+
+// nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...], each host[:port].
+std::vector<NatMapping> read_nat_map(std::string_view text, std::string_view uri) {
+    std::vector<NatMapping> map;
+    for (;;) {
+        const auto comma = text.find(',');
+        const std::string_view entry = text.substr(0, comma);
+        const auto eq = entry.find('=');
+        if (eq == std::string_view::npos)
+            bad_uri(uri, "nat_map entry " + detail::quoted(entry) + " is not ANNOUNCED=REACHABLE (host[:port] each)");
+        map.push_back({read_address(entry.substr(0, eq), uri, 0), read_address(entry.substr(eq + 1), uri, 0)});
+        if (comma == std::string_view::npos) return map;
+        text.remove_prefix(comma + 1);
+    }
+}
+
+// The settings after '?': key_prefix, fair_lock_wait_timeout, nat_map; for a
+// unix:// URI also db, password and username (redis-py's names).
+void read_parameters(std::string_view query, std::string_view uri, Config& config, bool unix_socket) {
+    for (;;) {
+        const auto amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        const auto eq = pair.find('=');
+        const std::string_view key = pair.substr(0, eq);
+        const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+        if (unix_socket && key == "db") config.database = parse_number<int>(value, uri, "database");
+        else if (unix_socket && key == "password") config.password = percent_decode(value, uri);
+        else if (unix_socket && key == "username") config.username = percent_decode(value, uri);
+        else if (key == "key_prefix") config.key_prefix = percent_decode(value, uri);
+        else if (key == "fair_lock_wait_timeout")
+            config.fair_lock_wait_timeout =
+                std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "fair_lock_wait_timeout"));
+        else if (key == "nat_map") config.nat_map = read_nat_map(percent_decode(value, uri), uri);
+        else
+            bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: " +
+                             (unix_socket ? "db, password, username, " : "") +
+                             "key_prefix, fair_lock_wait_timeout, nat_map)");
+        if (amp == std::string_view::npos) return;
+        query.remove_prefix(amp + 1);
+    }
 }
 
 struct Scheme {
@@ -130,7 +156,7 @@ Config from_unix_uri(std::string_view uri) {
     Config config;
     std::string_view rest = uri.substr(std::string_view("unix://").size());
     if (auto q = rest.find('?'); q != std::string_view::npos) {
-        read_parameters(rest.substr(q + 1), uri, config);
+        read_parameters(rest.substr(q + 1), uri, config, true);
         rest = rest.substr(0, q);
     }
     // unix://[user:]password@/path: the path starts at the first "@/".
@@ -164,13 +190,21 @@ Config Config::from_uri(std::string_view uri) {
     config.tls.enabled = scheme->tls;
     std::string_view rest = uri.substr(scheme->prefix.size());
     if (auto at = rest.rfind('@'); at != std::string_view::npos) {
-        read_userinfo(rest.substr(0, at), uri, config);
+        const std::string_view userinfo = rest.substr(0, at);
+        // An '@' in the settings would otherwise end a "password" silently.
+        if (const auto q = userinfo.find('?'); q != std::string_view::npos && userinfo.find('=', q) != std::string_view::npos)
+            bad_uri(uri, "an '@' after the '?': escape it as %40 in the settings (and a '?' in the password as %3F)");
+        read_userinfo(userinfo, uri, config);
         rest = rest.substr(at + 1);
     }
     if (auto hash = rest.find('#'); hash != std::string_view::npos) {
         if (config.topology != Topology::sentinel) bad_uri(uri, "a #master-name is only for redis-sentinel://");
         config.sentinel_master = percent_decode(rest.substr(hash + 1), uri);
         rest = rest.substr(0, hash);
+    }
+    if (auto q = rest.find('?'); q != std::string_view::npos) {
+        read_parameters(rest.substr(q + 1), uri, config, false);
+        rest = rest.substr(0, q);
     }
     if (auto slash = rest.find('/'); slash != std::string_view::npos) {
         if (slash + 1 < rest.size()) config.database = parse_number<int>(rest.substr(slash + 1), uri, "database");

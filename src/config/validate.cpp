@@ -29,6 +29,7 @@ void validate(const Config& config) {
     if (config.lock_watchdog_batch_size == 0)
         throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");
     positive(config.replica_sync_timeout, "replica_sync_timeout");
+    positive(config.fair_lock_wait_timeout, "fair_lock_wait_timeout");
     if (config.database < 0) throw std::invalid_argument("holdfast: Config::database must be >= 0");
     auto fail = [](const std::string& why) { throw std::invalid_argument("holdfast: Config::" + why); };
     switch (config.topology) {
@@ -48,6 +49,10 @@ void validate(const Config& config) {
     }
     for (const ServerAddress& s : config.servers)
         if (s.host.empty() || s.port == 0) fail("servers: a server has no host, or port 0");
+    for (const NatMapping& m : config.nat_map)
+        if (m.announced.host.empty() || m.reachable.host.empty())
+            fail("nat_map: a mapping has no host (announced " + quoted(m.announced.host) + ", reachable " +
+                 quoted(m.reachable.host) + ")");
     if (config.slow_acquire_threshold < std::chrono::milliseconds::zero()) fail("slow_acquire_threshold must be >= 0");
     if (config.client_name)
         for (char c : *config.client_name)

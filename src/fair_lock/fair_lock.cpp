@@ -14,8 +14,6 @@ namespace holdfast {
 
 namespace {
 
-const std::string queue_budget_ms = std::to_string(FairLock::queue_budget.count());
-
 std::string epoch_ms() {
     using namespace std::chrono;
     return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
@@ -38,12 +36,14 @@ public:
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request;
         request.channel = detail::lock_channel(name) + ':' + owner;
+        // Config::fair_lock_wait_timeout: Redisson's fairLockWaitTimeout, one for every client of the queue.
+        const std::string budget_ms = std::to_string(core.transport.config().fair_lock_wait_timeout.count());
         // Retries at least every quarter timeout: each retry is its sign of life.
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
-                           mode = try_once ? "try" : "wait", refresh](auto report) {
+                           mode = try_once ? "try" : "wait", refresh, budget_ms](auto report) {
             detail::attempt_script(core.transport, scripts::fair_lock_acquire, fair_keys(name),
-                                   {lease_ms, owner, queue_budget_ms, epoch_ms(), mode,
+                                   {lease_ms, owner, budget_ms, epoch_ms(), mode,
                                     std::string(core.transport.publish_command()), timeout_ms,
                                     detail::lock_channel(name)},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
@@ -53,9 +53,9 @@ public:
                                    });
         };
         if (!try_once)
-            request.give_up = [&core, name, owner](std::function<void()> done) {
+            request.give_up = [&core, name, owner, budget_ms](std::function<void()> done) {
                 detail::eval_reporting(core.transport, scripts::fair_lock_give_up, fair_keys(name),
-                                       {owner, queue_budget_ms, std::string(core.transport.publish_command()),
+                                       {owner, budget_ms, std::string(core.transport.publish_command()),
                                         detail::lock_channel(name)},
                                        name,
                                        "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });

@@ -10,6 +10,7 @@
 
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
+#include "inspect/glob.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/names.hpp"
@@ -242,11 +243,16 @@ std::optional<std::string> name_of_key(std::string_view key) {
 std::vector<std::string> find_names(Client& client, const std::string& pattern) {
     if (pattern.empty()) throw std::invalid_argument("holdfast: find_names: an empty pattern matches nothing; use *");
     detail::Transport& transport = client.core().transport;
+    // Every key that stands for a matching name holds Config::key_prefix and
+    // the name (a side key inside its braces): SCAN is asked for that
+    // superset, and each key's name is checked against the pattern here.
+    const std::string& prefix = client.config().key_prefix;
+    const std::string match = "*" + detail::glob_escaped(prefix) + pattern + "*";
     std::set<std::string> names;
     for (const ServerAddress& master : transport.masters()) {  // each master of a cluster has its own keys
         std::string cursor = "0";
         do {
-            const std::vector<std::string_view> scan{"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"};
+            const std::vector<std::string_view> scan{"SCAN", cursor, "MATCH", match, "COUNT", "1000"};
             const Reply page = detail::block<Reply>(transport, [&](auto done) {
                 transport.execute_on(master, scan, [done](std::exception_ptr error, Reply reply) mutable {
                     if (!error && reply.is_error())
@@ -256,8 +262,12 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
             });
             if (page.elements.size() != 2) throw ServerError("holdfast: SCAN replied " + page.describe());
             cursor = page.elements[0].str;
-            for (const Reply& key : page.elements[1].elements)
-                if (auto name = name_of_key(key.str)) names.insert(std::move(*name));
+            for (const Reply& key : page.elements[1].elements) {
+                auto name = name_of_key(key.str);
+                if (!name || !name->starts_with(prefix)) continue;
+                name->erase(0, prefix.size());
+                if (detail::glob_matches(pattern, *name)) names.insert(std::move(*name));
+            }
         } while (cursor != "0");
     }
     return {names.begin(), names.end()};
@@ -265,7 +275,10 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
 
 LockState inspect(Client& client, const std::string& name) {
     if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");
-    return Inspector(client.core().transport, name).run();
+    const std::string key = detail::mapped_name(client.config().key_prefix, name);
+    LockState state = Inspector(client.core().transport, key).run();
+    state.name = name;
+    return state;
 }
 
 }  // namespace holdfast

@@ -36,6 +36,7 @@ std::size_t every_waiter(std::string_view) { return detail::wakes::all; }
 
 CountDownLatch::CountDownLatch(Client& client, std::string name) : client_(&client), name_(std::move(name)) {
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(noun) + " name must not be empty");
+    name_ = detail::mapped_name(client.config().key_prefix, std::move(name_));
 }
 
 bool CountDownLatch::try_set_count(std::int64_t count) {

@@ -1,4 +1,4 @@
-// Redisson's key and channel names (../shared/redisson-layout.md, "Names").
+// Redisson's key and channel names (docs/redisson-layout.md, "Names").
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,14 @@
 #include <string_view>
 
 namespace holdfast::detail {
+
+/// The key of a primitive named `name` under Config::key_prefix, as Redisson's
+/// NameMapper maps an object's name once: every other key and channel is
+/// derived from this (docs/redisson-layout.md, "Names").
+inline std::string mapped_name(std::string_view key_prefix, std::string name) {
+    if (key_prefix.empty()) return name;
+    return std::string(key_prefix) + name;
+}
 
 /// `prefix:{name}`, or `prefix:name` when the name already has a `{`, so every
 /// key of a lock hashes to the lock's own cluster slot.

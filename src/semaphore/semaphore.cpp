@@ -55,6 +55,7 @@ Semaphore::Semaphore(Client& client, std::string name) : Semaphore(client, std::
 Semaphore::Semaphore(Client& client, std::string name, std::string_view noun)
     : client_(&client), name_(std::move(name)), noun_(noun) {
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(noun_) + " name must not be empty");
+    name_ = detail::mapped_name(client.config().key_prefix, std::move(name_));
 }
 
 void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait, std::stop_token stop, Done done) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/message_of.hpp"
+#include "config/nat_map.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 
@@ -274,9 +275,12 @@ void Connection::connect_to(const ServerAddress& address) {
             self->fail("no answer to the TLS handshake within " + after +
                        "; is this a TLS port? (use redis:// for a plain server)");
     });
-    auto on_connect = [self, generation](asio::error_code ec) {
+    // Config::nat_map: the address is reached elsewhere; errors say where.
+    const ServerAddress target = nat_mapped(config_.nat_map, address);
+    const std::string via = target == address ? "" : " (at " + target.name() + ", Config::nat_map)";
+    auto on_connect = [self, generation, via](asio::error_code ec) {
         if (generation != self->generation_ || self->state_ != State::connecting) return;
-        if (ec) return self->fail("cannot connect: " + ec.message());
+        if (ec) return self->fail("cannot connect: " + ec.message() + via);
         self->on_connected();
     };
     if (!config_.unix_socket.empty()) {
@@ -284,10 +288,10 @@ void Connection::connect_to(const ServerAddress& address) {
         return;
     }
     resolver_.async_resolve(
-        address.host, std::to_string(address.port),
-        [self, generation, on_connect](asio::error_code ec, asio::ip::tcp::resolver::results_type results) {
+        target.host, std::to_string(target.port),
+        [self, generation, on_connect, via](asio::error_code ec, asio::ip::tcp::resolver::results_type results) {
             if (generation != self->generation_ || self->state_ != State::connecting) return;
-            if (ec || results.empty()) return self->fail("cannot resolve host: " + ec.message());
+            if (ec || results.empty()) return self->fail("cannot resolve host: " + ec.message() + via);
             self->socket_.async_connect(asio::generic::stream_protocol::endpoint(results.begin()->endpoint()),
                                         on_connect);
         });

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/quoted.hpp"
+#include "config/nat_map.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 #include "transport/connection.hpp"
@@ -34,7 +35,8 @@ public:
         timer_.async_wait([self, timeout](asio::error_code ec) {
             if (!ec) self->finish("no answer within " + std::to_string(timeout.count()) + " ms");
         });
-        resolver_.async_resolve(at.host, std::to_string(at.port), [self, at](asio::error_code ec, auto results) {
+        const ServerAddress target = nat_mapped(config_.nat_map, at);  // Config::nat_map, as every connection
+        resolver_.async_resolve(target.host, std::to_string(target.port), [self, at](asio::error_code ec, auto results) {
             if (ec) return self->finish("cannot resolve: " + ec.message());
             self->socket_.async_connect(asio::generic::stream_protocol::endpoint(results.begin()->endpoint()),
                                         [self, at](asio::error_code ec) {

@@ -49,7 +49,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadUri{"redis-sentinel://s1:26379", "no #master-name"},
                       BadUri{"redis://h#master", "a #master-name is only for redis-sentinel://"},
                       BadUri{"redis-cluster://a:7000/1", "a cluster has only database 0"},
-                      BadUri{"redis-cluster://a:7000,,b:7001", "no host"}),
+                      BadUri{"redis-cluster://a:7000,,b:7001", "no host"},
+                      BadUri{"redis://h?db=1", "unknown parameter 'db' (known: key_prefix, fair_lock_wait_timeout, nat_map)"},
+                      BadUri{"redis://h?fair_lock_wait_timeout=5m", "fair_lock_wait_timeout '5m' is not a number"},
+                      BadUri{"redis://h?nat_map=10.0.0.5:6379", "nat_map entry '10.0.0.5:6379' is not ANNOUNCED=REACHABLE"},
+                      BadUri{"redis://:pw@h?key_prefix=a@b", "escape it as %40"}),
     [](const auto& info) { return "uri" + std::to_string(info.index); });
 
 struct BadSetting {
@@ -100,7 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadSetting{"lock_watchdog_batch_size", [](Config& c) { c.lock_watchdog_batch_size = 0; }, "at least 1"},
         BadSetting{"host", [](Config& c) { c.host = ""; }, "empty"},
         BadSetting{"port", [](Config& c) { c.port = 0; }, "must not be 0"},
-        BadSetting{"database", [](Config& c) { c.database = -1; }, "must be >= 0"}),
+        BadSetting{"database", [](Config& c) { c.database = -1; }, "must be >= 0"},
+        BadSetting{"fair_lock_wait_timeout", [](Config& c) { c.fair_lock_wait_timeout = milliseconds(0); },
+                   "must be > 0"},
+        BadSetting{"nat_map", [](Config& c) { c.nat_map = {{{"", 0}, {"127.0.0.1", 0}}}; }, "has no host"}),
     [](const auto& info) { return "setting" + std::to_string(info.index); });
 
 }  // namespace

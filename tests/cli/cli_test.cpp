@@ -219,9 +219,9 @@ TEST_F(CliRun, VerboseLogsTheClientsEvents) {
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 128 + SIGTERM);
     const std::string address = "127.0.0.1:" + std::to_string(server->port());
-    EXPECT_NE(result.err.find("holdfast: connection_lost: on " + address + ": "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("Z warning holdfast: connection_lost: on " + address + ": "), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("holdfast: connection_restored: on " + address), std::string::npos) << result.err;
-    EXPECT_NE(result.err.find("holdfast: lease_lost: lock 'job' owner '"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("Z error holdfast: lease_lost: lock 'job' owner '"), std::string::npos) << result.err;
 }
 
 // run's warnings show the name as the library's errors do: escaped, and cut.

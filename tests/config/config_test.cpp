@@ -88,6 +88,30 @@ TEST(ConfigFromUri, ReadsClusterSeeds) {
 }
 
 // A bad URI's error may be logged: it must not carry the password.
+// Redisson's settings after '?' (docs/deployments.md, "Settings"), on every scheme.
+TEST(ConfigFromUri, ReadsTheRedissonSettings) {
+    auto c = Config::from_uri("redis://h:1/2?key_prefix=app1%3A&fair_lock_wait_timeout=60000");
+    EXPECT_EQ(c.key_prefix, "app1:");
+    EXPECT_EQ(c.fair_lock_wait_timeout, std::chrono::milliseconds(60000));
+    EXPECT_EQ(c.database, 2);
+    EXPECT_EQ(c.host, "h");
+    auto s = Config::from_uri("redis-sentinel://:pw@s1,s2:26380/1?nat_map=10.0.0.5:6379=127.0.0.1:7000,redis-a=[::1]#mymaster");
+    EXPECT_EQ(s.sentinel_master, "mymaster");
+    EXPECT_EQ(s.password, "pw");
+    EXPECT_EQ(s.database, 1);
+    ASSERT_EQ(s.servers.size(), 2u);
+    EXPECT_EQ(s.servers[1], (ServerAddress{"s2", 26380}));
+    const std::vector<NatMapping> map{{{"10.0.0.5", 6379}, {"127.0.0.1", 7000}}, {{"redis-a", 0}, {"::1", 0}}};
+    EXPECT_EQ(s.nat_map, map);
+    auto u = Config::from_uri("unix:///run/r.sock?db=3&key_prefix=x");
+    EXPECT_EQ(u.database, 3);
+    EXPECT_EQ(u.key_prefix, "x");
+    auto defaults = Config::from_uri("redis-cluster://a:7000");
+    EXPECT_EQ(defaults.fair_lock_wait_timeout, std::chrono::minutes(5));  // Redisson's default
+    EXPECT_TRUE(defaults.key_prefix.empty());
+    EXPECT_TRUE(defaults.nat_map.empty());
+}
+
 TEST(ConfigFromUri, ErrorsHideThePassword) {
     for (const char* uri : {"redis://alice:s3cret@h:notaport", "redis://s3cret@h:0", "unix:///s.sock?password=s3cret&x=1",
                             "redis-sentinel://:s3cret@s1"}) {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# tests/consumer/run.sh [shared|static|fetch]...: for shared and static, install
-# holdfast into a temporary prefix, then build tests/consumer against it twice
-# (CMake find_package, and a plain g++ line from pkg-config); for fetch, build
-# it with holdfast as a FetchContent subproject. Each consumer takes and
-# releases a lock on a throwaway redis-server. Also checks that a shared
-# libholdfast exports the public API only.
+# tests/consumer/run.sh [shared|static|deb|fetch]...: build tests/consumer, a
+# user's project, against holdfast as users get it, and run it (each consumer
+# takes and releases a lock on a throwaway redis-server):
+#   shared, static  `cmake --install` into a temporary prefix, then CMake
+#                   find_package and a plain g++ line from pkg-config
+#   deb             the .debs cpack makes, unpacked with dpkg-deb -x, then the same
+#   fetch           README.md's FetchContent example, exactly as written, on the
+#                   source tarball `package_source` makes
+# Also checks that a shared libholdfast exports the public API only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 JOBS=${JOBS:-2}
@@ -66,40 +69,55 @@ run_prometheus() {
 
 start_redis
 url="redis://127.0.0.1:$port"
-# holdfast as a subproject: only the library is built, none of our tools or tests.
+# The Release build the package and the source tarball come from.
+package_build=build-package
+configure_package_build() {
+    quiet cmake -S . -B "$package_build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DHOLDFAST_SANITIZE= \
+        -DCMAKE_INSTALL_PREFIX=/usr -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_EXAMPLES=OFF -DHOLDFAST_BUILD_BENCH=OFF
+}
+
+# README.md's FetchContent example, as written, is the project's
+# CMakeLists.txt; the tarball it names comes from `package_source`. Only the
+# library is built, none of holdfast's tools or tests.
 fetch() {
-    local dir=build-install-fetch
-    quiet cmake -S tests/consumer -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCONSUMER_FETCH=ON \
-        -DFETCHCONTENT_SOURCE_DIR_HOLDFAST="$PWD"
+    local dir="$work/fetch" tarball example
+    configure_package_build
+    rm -f "$package_build"/holdfast-*.tar.gz
+    quiet cmake --build "$package_build" --target package_source
+    tarball=$(cd "$package_build" && ls holdfast-*.tar.gz)
+    example=$(awk '/^```/ { if (inside && block ~ /FetchContent_Declare/) { printf "%s", block; exit }
+                            inside = !inside; block = ""; next }
+                   inside { block = block $0 "\n" }' README.md)
+    [ -n "$example" ] || fail "README.md has no FetchContent example"
+    grep -qF "$tarball" <<<"$example" || fail "README.md's FetchContent example does not name $tarball:"$'\n'"$example"
+    mkdir -p "$dir"
+    cp "$package_build/$tarball" "$dir/"
+    cp tests/consumer/main.cpp "$dir/app.cpp"
+    cp tests/consumer/prometheus.cpp "$dir/"
+    { printf '%s\n' "$example"
+      echo '# Added by tests/consumer/run.sh: the optional component, where it was built.'
+      echo 'if(TARGET holdfast::prometheus)'
+      echo '  add_executable(consumer_prometheus prometheus.cpp)'
+      echo '  target_link_libraries(consumer_prometheus PRIVATE holdfast::holdfast holdfast::prometheus)'
+      echo 'endif()'; } >"$dir/CMakeLists.txt"
+    quiet cmake -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release
     local targets
-    targets=$(cmake --build "$dir" --target help)
+    targets=$(cmake --build "$dir/build" --target help)
     if grep -E "holdfast_(tests|cli|check|support)|flash_sale|lock_bench" <<<"$targets"; then
         fail "holdfast as a subproject adds its tools or tests to the consumer's build"
     fi
-    quiet cmake --build "$dir" -j"$JOBS"
-    "$dir/consumer" "$url"
-    run_prometheus "$dir"
-    echo "consumer: FetchContent subproject passed"
+    quiet cmake --build "$dir/build" -j"$JOBS"
+    "$dir/build/app" "$url"
+    run_prometheus "$dir/build"
+    echo "consumer: README's FetchContent example passed on $tarball"
 }
 
-for kind in "${kinds[@]}"; do
-    if [ "$kind" = fetch ]; then
-        fetch
-        continue
-    fi
-    case "$kind" in
-        shared) shared=ON; static_flag="" ;;
-        static) shared=OFF; static_flag="--static" ;;
-        *) fail "unknown kind $kind (shared, static or fetch)" ;;
-    esac
-    build="build-install-$kind" prefix="$work/prefix-$kind"
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS="$shared" -DHOLDFAST_SANITIZE= \
-        -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_EXAMPLES=OFF -DHOLDFAST_BUILD_BENCH=OFF \
-        -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-    quiet cmake --build "$build" -j"$JOBS"
-    quiet cmake --install "$build"
+# What an installed holdfast offers under `prefix`: the tools and their man
+# page, and a consumer built with find_package and with pkg-config.
+check_installed() {
+    local prefix=$1 kind=$2 static_flag=$3 libdir
     libdir=$(dirname "$(find "$prefix" -name holdfast.pc)")/..
-    if [ "$kind" = shared ]; then check_exports "$libdir/libholdfast.so"; fi
+    if [ -e "$libdir/libholdfast.so" ]; then check_exports "$libdir/libholdfast.so"; fi
     version=$("$prefix/bin/holdfast" --version) && [[ "$version" =~ ^holdfast\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
         fail "installed holdfast --version printed '$version'"
     quiet "$prefix/bin/holdfast-check" --help
@@ -125,5 +143,53 @@ for kind in "${kinds[@]}"; do
 
     # The installed command line sees the same server.
     "$prefix/bin/holdfast" status consumer:lock --url "$url" >/dev/null || fail "installed holdfast status"
+}
+
+# The .debs: holdfast (library, headers, CMake package, holdfast.pc, the tool
+# and its man page) and holdfast-check, which depends on that very holdfast.
+deb() {
+    local root="$work/deb-root" main check
+    configure_package_build
+    quiet cmake --build "$package_build" -j"$JOBS"
+    rm -f "$package_build"/*.deb
+    (cd "$package_build" && quiet cpack -G DEB)
+    main=$(ls "$package_build"/holdfast_*.deb 2>/dev/null || true)
+    check=$(ls "$package_build"/holdfast-check_*.deb 2>/dev/null || true)
+    [ -n "$main" ] && [ -n "$check" ] ||
+        fail "cpack made $(cd "$package_build" && ls ./*.deb 2>/dev/null | tr '\n' ' '), not holdfast_*.deb and holdfast-check_*.deb"
+    local listed
+    listed=$(dpkg-deb -c "$main" | awk '{ print $6 }')  # the name, also of a symlink
+    for want in /bin/holdfast /include/holdfast/lock.hpp /include/holdfast/version.hpp /libholdfast.so \
+                /cmake/holdfast/holdfastConfig.cmake /pkgconfig/holdfast.pc /man1/holdfast.1; do
+        grep -qE -- "${want//./\\.}\$" <<<"$listed" || fail "$(basename "$main") has no ...$want"
+    done
+    if grep -q "holdfast-check" <<<"$listed"; then fail "$(basename "$main") holds holdfast-check (its own package)"; fi
+    dpkg-deb -c "$check" | grep -q "/bin/holdfast-check$" || fail "$(basename "$check") has no holdfast-check"
+    local version depends
+    version=$(dpkg-deb -f "$main" Version)
+    depends=$(dpkg-deb -f "$check" Depends)
+    grep -qF "holdfast (= $version)" <<<"$depends" || fail "holdfast-check depends on '$depends', not holdfast (= $version)"
+    dpkg-deb -f "$main" Depends | grep -q hiredis || fail "$(basename "$main") does not depend on hiredis"
+    dpkg-deb -x "$main" "$root"
+    dpkg-deb -x "$check" "$root"
+    check_installed "$root/usr" deb ""
+    echo "consumer: $(basename "$main") and $(basename "$check") unpacked and used (find_package and pkg-config)"
+}
+
+for kind in "${kinds[@]}"; do
+    case "$kind" in
+        fetch) fetch; continue ;;
+        deb) deb; continue ;;
+        shared) shared=ON; static_flag="" ;;
+        static) shared=OFF; static_flag="--static" ;;
+        *) fail "unknown kind $kind (shared, static, deb or fetch)" ;;
+    esac
+    build="build-install-$kind" prefix="$work/prefix-$kind"
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS="$shared" -DHOLDFAST_SANITIZE= \
+        -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_EXAMPLES=OFF -DHOLDFAST_BUILD_BENCH=OFF \
+        -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
+    quiet cmake --build "$build" -j"$JOBS"
+    quiet cmake --install "$build"
+    check_installed "$prefix" "$kind" "$static_flag"
     echo "consumer: $kind install passed (find_package and pkg-config)"
 done

@@ -111,7 +111,7 @@ TEST_F(Fairness, AWaiterThatGivesUpLeavesAndTheOthersMoveUp) {
     EXPECT_EQ(raw->string({"LINDEX", queue, "0"}), java);
     EXPECT_EQ(raw->string({"ZSCORE", deadlines, quitter}), "");
     EXPECT_EQ(raw->integer({"EXISTS", "holdfast_fair_alive:{line}"}), 0);
-    EXPECT_EQ(std::stoll(raw->string({"ZSCORE", deadlines, java})), java_deadline - 300000);  // FairLock::queue_budget
+    EXPECT_EQ(std::stoll(raw->string({"ZSCORE", deadlines, java})), java_deadline - 300000);  // Config::fair_lock_wait_timeout's default
     EXPECT_TRUE(eventually([&] { return waiter_client.core().transport.subscriber().channel_count() == 0; }));
     held.unlock();
 }

@@ -17,18 +17,17 @@ namespace holdfast::testing {
 
 class RedissonFairLock {
 public:
-    /// Redisson's default fairLockWaitTimeout.
-    static constexpr long long wait_timeout_ms = 300000;
-
-    RedissonFairLock(support::SyncRedis& raw, const std::string& name)
-        : raw_(raw),
+    /// `wait_timeout_ms`: the client's fairLockWaitTimeout (Redisson's default 300 s).
+    RedissonFairLock(support::SyncRedis& raw, const std::string& name, long long wait_timeout_ms = 300000)
+        : wait_timeout_ms_(wait_timeout_ms),
+          raw_(raw),
           keys_{name, "redisson_lock_queue:{" + name + "}", "redisson_lock_timeout:{" + name + "}",
                 "redisson_lock__channel:{" + name + "}"} {}
 
     /// RFairLock's acquire attempt: true when `owner` took the lock, false when
     /// it waits in the queue (joined now or before).
     bool try_acquire(const std::string& owner, long long lease_ms = 120000) {
-        return run("acquire", owner, {std::to_string(lease_ms), std::to_string(wait_timeout_ms)})->type ==
+        return run("acquire", owner, {std::to_string(lease_ms), std::to_string(wait_timeout_ms_)})->type ==
                REDIS_REPLY_NIL;
     }
 
@@ -67,6 +66,7 @@ private:
         return body;
     }
 
+    long long wait_timeout_ms_;
     support::SyncRedis& raw_;
     std::vector<std::string> keys_;
 };

@@ -1,5 +1,5 @@
 -- Test only: a Redisson RFairLock client's side of the queue, written from
--- /work/shared/redisson-layout.md ("Fair lock"), so tests can put Java waiters
+-- docs/redisson-layout.md ("Fair lock"), so tests can put Java waiters
 -- in a holdfast queue. KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines,
 -- KEYS[4] channel prefix. ARGV[1] the operation, ARGV[2] owner, ARGV[3] now
 -- (epoch ms), then per operation:

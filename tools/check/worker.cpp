@@ -93,7 +93,7 @@ public:
     Fair(Client& client, std::string name, std::uint16_t port, std::function<void()> on_queued)
         : OneSided(client, name, fair_wait_budget),
           client_(client),
-          queue_(detail::fair_queue_key(name)),
+          queue_(detail::fair_queue_key(lock_.name())),  // the key, under any Config::key_prefix
           port_(port),
           on_queued_(std::move(on_queued)) {}
 
