@@ -225,16 +225,18 @@ void RedisCluster::start_move(std::size_t slot, std::size_t to) {
     must(source, {"CLUSTER", "SETSLOT", std::to_string(slot), "MIGRATING", node_id(to)});
 }
 
-void RedisCluster::finish_move(std::size_t slot, std::size_t to) {
+void RedisCluster::finish_move(std::size_t slot, std::size_t to, std::chrono::milliseconds between_keys) {
     const std::size_t from = owner_of(slot);
     SyncRedis source(port(from));
+    const bool one_by_one = between_keys.count() > 0;
     for (;;) {
-        auto keys = source.command({"CLUSTER", "GETKEYSINSLOT", std::to_string(slot), "100"});
+        auto keys = source.command({"CLUSTER", "GETKEYSINSLOT", std::to_string(slot), one_by_one ? "1" : "100"});
         if (keys->elements == 0) break;
         std::vector<std::string> migrate{"MIGRATE", "127.0.0.1", std::to_string(port(to)), "", "0", "5000", "KEYS"};
         for (std::size_t k = 0; k < keys->elements; ++k)
             migrate.emplace_back(keys->element[k]->str, keys->element[k]->len);
         must(source, migrate);
+        if (one_by_one) std::this_thread::sleep_for(between_keys);
     }
     // The new owner first, so it never refuses the slot; then everyone.
     for (std::size_t i : {to, from}) {

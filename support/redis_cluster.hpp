@@ -67,7 +67,10 @@ public:
     /// The first half of a move: `slot` stays at its owner, migrating to `to`
     /// (a key missing at the owner answers -ASK). finish_move() ends it.
     void start_move(std::size_t slot, std::size_t to);
-    void finish_move(std::size_t slot, std::size_t to);
+    /// `between_keys` > 0: the keys move one at a time with that pause after
+    /// each, so that commands meet the slot with its keys split.
+    void finish_move(std::size_t slot, std::size_t to,
+                     std::chrono::milliseconds between_keys = std::chrono::milliseconds(0));
 
 private:
     void wait_until_ok();

@@ -127,6 +127,13 @@ struct HOLDFAST_EXPORT Config {
     int database = 0;
     TlsConfig tls;
     ShardedSubscription sharded_subscription = ShardedSubscription::automatic;
+    /// Topology::cluster: how often the slot map is read again with nothing
+    /// else prompting it (Redisson's scanInterval, the same default), so a
+    /// client with no command in flight still follows the cluster. While a
+    /// master's connection is down, the map is read every
+    /// cluster_scan_interval / 20 (at least 100 ms) until its slots have a new
+    /// owner or it is back. Must be > 0.
+    std::chrono::milliseconds cluster_scan_interval{5000};
     ReplicaSync replica_sync = ReplicaSync::required;
     std::chrono::milliseconds replica_sync_timeout{1000};
 
@@ -191,7 +198,7 @@ struct HOLDFAST_EXPORT Config {
     ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
     /// (rediss-sentinel://, rediss-cluster:// for TLS), each with optional
     /// settings after a `?` (before a #master), &-separated:
-    ///   key_prefix=P, fair_lock_wait_timeout=MS,
+    ///   key_prefix=P, fair_lock_wait_timeout=MS, scan_interval=MS,
     ///   nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...] (host[:port] each).
     /// Sentinels default to port 26379, servers to 6379. %-escapes work in the
     /// user, the password and the settings' values.

@@ -35,7 +35,7 @@ std::string redacted(std::string_view uri) {
                                 "unix://[[user]:password@]/path.sock[?db=N&password=...], "
                                 "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master or "
                                 "redis[s]-cluster://[user:password@]host[:port][,host[:port]...], each with optional "
-                                "settings ?key_prefix=P&fair_lock_wait_timeout=MS&nat_map=HOST:PORT=HOST:PORT,...)");
+                                "settings ?key_prefix=P&fair_lock_wait_timeout=MS&nat_map=HOST:PORT=HOST:PORT,...&scan_interval=MS)");
 }
 
 std::string percent_decode(std::string_view text, std::string_view uri) {
@@ -114,7 +114,7 @@ std::vector<NatMapping> read_nat_map(std::string_view text, std::string_view uri
     }
 }
 
-// The settings after '?': key_prefix, fair_lock_wait_timeout, nat_map; for a
+// The settings after '?': key_prefix, fair_lock_wait_timeout, nat_map, scan_interval; for a
 // unix:// URI also db, password and username (redis-py's names).
 void read_parameters(std::string_view query, std::string_view uri, Config& config, bool unix_socket) {
     for (;;) {
@@ -131,10 +131,13 @@ void read_parameters(std::string_view query, std::string_view uri, Config& confi
             config.fair_lock_wait_timeout =
                 std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "fair_lock_wait_timeout"));
         else if (key == "nat_map") config.nat_map = read_nat_map(percent_decode(value, uri), uri);
+        else if (key == "scan_interval")
+            config.cluster_scan_interval =
+                std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "scan_interval"));
         else
             bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: " +
                              (unix_socket ? "db, password, username, " : "") +
-                             "key_prefix, fair_lock_wait_timeout, nat_map)");
+                             "key_prefix, fair_lock_wait_timeout, nat_map, scan_interval)");
         if (amp == std::string_view::npos) return;
         query.remove_prefix(amp + 1);
     }

@@ -31,6 +31,7 @@ public:
         : timeout_ms_(std::to_string(dead_waiter_timeout.count())), timeout_(dead_waiter_timeout) {}
 
     std::string_view noun() const override { return "fair lock"; }
+    std::vector<std::string> keys(const std::string& name) const override { return fair_keys(name); }
 
     detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
@@ -44,7 +45,7 @@ public:
                            mode = try_once ? "try" : "wait", refresh, budget_ms](auto report) {
             detail::attempt_script(core.transport, scripts::fair_lock_acquire, fair_keys(name),
                                    {lease_ms, owner, budget_ms, epoch_ms(), mode,
-                                    std::string(core.transport.publish_command()), timeout_ms,
+                                    std::string(core.transport.publish_command(name, detail::lock_channel(name))), timeout_ms,
                                     detail::lock_channel(name)},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
                                        if (attempt.outcome == detail::Attempt::Outcome::refused)
@@ -55,7 +56,7 @@ public:
         if (!try_once)
             request.give_up = [&core, name, owner, budget_ms](std::function<void()> done) {
                 detail::eval_reporting(core.transport, scripts::fair_lock_give_up, fair_keys(name),
-                                       {owner, budget_ms, std::string(core.transport.publish_command()),
+                                       {owner, budget_ms, std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                         detail::lock_channel(name)},
                                        name,
                                        "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
@@ -66,7 +67,7 @@ public:
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_release, fair_keys(name),
-                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command()),
+                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                 detail::lock_channel(name)},
                                name,
                                "unlock fair lock", std::move(done));
@@ -74,7 +75,7 @@ public:
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, fair_keys(name),
-                               {"0", std::string(core.transport.publish_command()), epoch_ms(), detail::lock_channel(name)},
+                               {"0", std::string(core.transport.publish_command(name, detail::lock_channel(name))), epoch_ms(), detail::lock_channel(name)},
                                name, "force-unlock fair lock",
                                std::move(done));
     }

@@ -20,6 +20,7 @@ std::string token_key(const std::string& name) { return detail::fence_token_key(
 class FencedLockKind final : public detail::ReentrantLockKind {
 public:
     std::string_view noun() const override { return "fenced lock"; }
+    std::vector<std::string> keys(const std::string& name) const override { return {name, token_key(name)}; }
 
     detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
@@ -27,7 +28,7 @@ public:
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),
-                                    std::string(core.transport.publish_command())},
+                                    std::string(core.transport.publish_command(name, detail::lock_channel(name)))},
                                    name, "lock", [report](std::exception_ptr error, detail::Reply reply) {
                                        if (error) return report(detail::Attempt::failed(std::move(error)));
                                        if (!reply.is_array() || reply.elements.size() != 2)

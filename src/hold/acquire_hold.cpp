@@ -1,5 +1,8 @@
 // The acquire half of the hold pipeline (hold/hold.hpp).
+#include <asio.hpp>
+
 #include <memory>
+#include <optional>
 
 #include "common/is_error.hpp"
 #include "common/message_of.hpp"
@@ -10,6 +13,7 @@
 #include "holdfast/errors.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
+#include "transport/channel_listener.hpp"
 
 namespace holdfast::detail {
 
@@ -26,11 +30,17 @@ struct Acquiring {
     bool writes;
     bool gives_back_unknown;
     std::string taken;
-    std::function<void(std::function<void()>)> give_back;
+    AcquireRequest request;  // as prepared: sent again after a refusal by replica sync
     AcquireHandler done;
     Clock::time_point started = Clock::now();
-    Clock::time_point sent;  // of the attempt that took it: its lease runs from then at the latest
+    // When the attempt that took it was sent: its lease runs from then at the latest.
+    std::shared_ptr<Clock::time_point> sent = std::make_shared<Clock::time_point>();
+    std::optional<asio::steady_timer> pause;
 };
+
+// After replica sync refused (and gave back) what an attempt took: a caller
+// still willing to wait tries again after this, until its deadline.
+constexpr auto replica_retry_pause = std::chrono::milliseconds(200);
 
 // No reply came: the command may have run. A refused AUTH or TLS handshake
 // means nothing was sent.
@@ -44,43 +54,96 @@ void finish(ClientCore& core, Acquiring& a, std::exception_ptr error, bool acqui
     if (!error && acquired) {
         if (a.keeping.ledger) core.holds.taken(hold.key, hold.field);
         if (a.keeping.watched)
-            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.field, a.sent, a.keeping.ttl);
+            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.field, *a.sent, a.keeping.ttl);
     }
     // Given back as Redisson does, instead of left held until its lease ends.
     // With other holds known, the release verdict gives the extra one back.
-    if (error && a.gives_back_unknown && a.give_back && outcome_unknown(error) &&
+    if (error && a.gives_back_unknown && a.request.give_back && outcome_unknown(error) &&
         !(a.keeping.ledger && core.holds.known(hold.key, hold.field) > 0))
-        a.give_back([] {});
+        a.request.give_back([] {});
     // Counted once confirmed: an acquire replicas refused is a failure.
     const auto outcome = error ? Telemetry::Outcome::failed
                          : acquired ? Telemetry::Outcome::acquired
                                     : Telemetry::Outcome::gave_up;
     core.telemetry->acquire_ended(hold.kind, hold.key, outcome, Clock::now() - a.started);
+    a.pause.reset();
     auto done = std::move(a.done);
     done(std::move(error), acquired, token);
+}
+
+void run(ClientCore& core, const std::shared_ptr<Acquiring>& a);
+
+// The pause between two tries, ended by a shutdown: the caller is told
+// "shutting down", as every waiter is.
+class Pause : public ChannelListener {
+public:
+    Pause(ClientCore& core, std::shared_ptr<Acquiring> a) : core_(core), a_(std::move(a)) {}
+    void on_subscribed() override {}
+    void on_message(std::string_view) override {}
+    void on_refused(std::exception_ptr) override {}
+    void on_closed() override {
+        a_->pause->cancel();
+        finish(core_, *a_,
+               std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down; stopped waiting for " +
+                                                       a_->hold.subject())),
+               false, 0);
+    }
+
+private:
+    ClientCore& core_;
+    std::shared_ptr<Acquiring> a_;
+};
+
+// Replicas did not confirm what the attempt took (a failover under way, say),
+// and it was given back. A wait with time left goes on, as after any other
+// refusal; one without (a try, a deadline passed) fails with the error.
+void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, std::exception_ptr error) {
+    const auto& deadline = a->request.deadline;
+    const bool may_wait = !deadline || *deadline > Clock::now() + replica_retry_pause;
+    if (!may_wait || a->request.stop.stop_requested()) {
+        if (a->request.stop.stop_requested()) error = nullptr;  // stopped: not acquired, no error
+        return finish(core, *a, std::move(error), false, 0);
+    }
+    // Told if the client shuts down meanwhile, as a waiting acquire is.
+    auto pause = std::make_shared<Pause>(core, a);
+    if (!core.transport.add_waiter(pause)) return finish(core, *a, std::move(error), false, 0);
+    a->pause.emplace(core.transport.loop(), replica_retry_pause);
+    a->pause->async_wait([&core, a, pause](asio::error_code ec) {
+        core.transport.remove_waiter(pause.get());
+        if (!ec) run(core, a);
+    });
+}
+
+void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
+    detail::acquire(core.transport, AcquireRequest(a->request),
+                    [&core, a](std::exception_ptr error, bool acquired, std::int64_t token) {
+                        if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
+                            return finish(core, *a, std::move(error), acquired, token);
+                        // Replica sync (docs/deployments.md) before the caller learns it holds it.
+                        sync_acquire(core.transport, a->hold.key, a->taken, a->request.give_back,
+                                     [&core, a, token](std::exception_ptr e) {
+                                         if (is<ReplicaSyncError>(e)) return refused_by_replicas(core, a, e);
+                                         finish(core, *a, e, !e, e ? 0 : token);
+                                     });
+                    });
 }
 
 }  // namespace
 
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
-    auto a = std::make_shared<Acquiring>(Acquiring{spec.hold, spec.keeping, spec.writes, spec.gives_back_unknown,
-                                                   spec.taken.empty() ? spec.hold.subject() : std::move(spec.taken),
-                                                   spec.request.give_back, std::move(done)});
-    AcquireRequest& request = spec.request;
+    std::string taken = spec.taken.empty() ? spec.hold.subject() : std::move(spec.taken);
+    auto a = std::make_shared<Acquiring>(Acquiring{std::move(spec.hold), spec.keeping, spec.writes,
+                                                   spec.gives_back_unknown, std::move(taken),
+                                                   std::move(spec.request), std::move(done)});
+    AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
+    request.sharded = core.transport.shards_channel(a->hold.key, request.channel);
     if (a->keeping.watched)
-        request.attempt = [a, attempt = std::move(request.attempt)](std::function<void(Attempt)> report) {
-            a->sent = Clock::now();
+        request.attempt = [sent = a->sent, attempt = std::move(request.attempt)](std::function<void(Attempt)> report) {
+            *sent = Clock::now();
             attempt(std::move(report));
         };
-    detail::acquire(core.transport, std::move(request),
-                    [&core, a](std::exception_ptr error, bool acquired, std::int64_t token) {
-                        if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
-                            return finish(core, *a, std::move(error), acquired, token);
-                        // Replica sync (docs/deployments.md) before the caller learns it holds it.
-                        sync_acquire(core.transport, a->hold.key, a->taken, a->give_back,
-                                     [&core, a, token](std::exception_ptr e) { finish(core, *a, e, !e, e ? 0 : token); });
-                    });
+    run(core, a);
 }
 
 void completion_threw(ClientCore& core, std::string_view kind, const std::string& name, std::exception_ptr error) {

@@ -1,6 +1,9 @@
 // The release half of the hold pipeline (hold/hold.hpp): send, confirm, judge
 // (primitive/release_verdict.hpp), then untrack and report.
+#include <asio.hpp>
+
 #include <memory>
+#include <optional>
 
 #include "common/is_error.hpp"
 #include "common/message_of.hpp"
@@ -23,6 +26,9 @@ namespace {
 struct Releasing {
     ReleaseSpec spec;
     std::function<void(ReleaseOutcome)> done;
+    std::string unconfirmed;  // why replica sync found the release unacknowledged; empty when it did not
+    std::optional<asio::steady_timer> retry;
+    std::chrono::steady_clock::time_point retry_until;
 };
 
 // `error` again, of the same kind, with `more` added to its message.
@@ -44,7 +50,8 @@ std::exception_ptr adding(const std::exception_ptr& error, const std::string& mo
 
 // What the checked forms throw for a release that did not release.
 std::exception_ptr failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const std::exception_ptr& error,
-                           std::optional<std::chrono::milliseconds> lost_for, bool server_held) {
+                           std::optional<std::chrono::milliseconds> lost_for, bool server_held,
+                           const std::string& why_unconfirmed) {
     const std::string on = " on " + core.transport.config().server_name();
     const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
     const std::string unlock = hold.owner.empty() ? "release" : "unlock";
@@ -73,6 +80,11 @@ std::exception_ptr failure(ClientCore& core, const HoldId& hold, ReleaseVerdict 
         case ReleaseVerdict::unknown:
             return adding(error, " (" + unlock + " of " + hold.subject() + " by " + by +
                                      ": no reply, so whether it ran is unknown" + unrenewed + ")");
+        case ReleaseVerdict::unconfirmed:
+            return std::make_exception_ptr(ReplicaSyncError(
+                "holdfast: " + hold.subject() + " was released by " + by + " " + why_unconfirmed +
+                ", so a failover could bring the hold back until its lease ends; holdfast sends the release again, "
+                "to whichever master it reaches, until a replica confirms it or the lease is over (replica_sync)"));
     }
     return nullptr;
 }
@@ -98,18 +110,41 @@ void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
     });
 }
 
+// A release no replica confirmed: sent again (to whichever master the
+// transport now reaches) every replica_sync_timeout until a replica confirms
+// it or the hold's lease is over, unless the owner took the lock again meanwhile.
+void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
+    const HoldId& hold = r->spec.hold;
+    if (std::chrono::steady_clock::now() >= r->retry_until || core.holds.known(hold.key, hold.field) > 0) return;
+    r->retry.emplace(core.transport.loop(), core.transport.config().replica_sync_timeout);
+    r->retry->async_wait([&core, r](asio::error_code ec) {
+        if (ec) return;
+        r->spec.send("0", [&core, r](std::exception_ptr error, Reply) {
+            if (error) return release_again(core, r);
+            core.transport.sync_replicas(r->spec.hold.key, [&core, r](std::exception_ptr error,
+                                                                      Transport::ReplicaAck ack) {
+                if (unsynced(core.transport, error, ack)) release_again(core, r);
+            });
+        });
+    });
+}
+
 void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const std::exception_ptr& error) {
     const HoldId& hold = r->spec.hold;
     // Read before the watchdog forgets the hold: a hold lost locally is told as such.
     const auto lost_for = core.watchdog.lost_for(hold.key, hold.field);
     const std::int64_t known = r->spec.ledger ? core.holds.known(hold.key, hold.field) : 1;
-    const ReleaseDecision decision = judge({said, known, lost_for.has_value()});
+    const ReleaseDecision decision = judge({said, known, lost_for.has_value(), !r->unconfirmed.empty()});
     const auto held_for =
         core.holds.given_back(hold.key, hold.field, decision.ledger == ReleaseDecision::Ledger::forget);
     if (decision.count_hold_time && held_for) core.telemetry->held(hold.kind, *held_for);
     ReleaseOutcome outcome{decision.verdict, failure(core, hold, decision.verdict, error, lost_for,
-                                                     said != ReleaseReply::not_held)};
+                                                     said != ReleaseReply::not_held, r->unconfirmed)};
     if (outcome.error) report(core, hold, outcome);
+    if (decision.verdict == ReleaseVerdict::unconfirmed) {
+        r->retry_until = std::chrono::steady_clock::now() + core.watchdog.lease();
+        release_again(core, r);
+    }
     auto finish = [&core, r, decision, outcome = std::move(outcome)] {
         const HoldId& hold = r->spec.hold;
         if (decision.end_renewal) core.watchdog.untrack(hold.key, hold.field, decision.tell_lost);
@@ -136,8 +171,12 @@ void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(Release
                                   : is<ConnectionError>(error) ? ReleaseReply::no_reply
                                                                : ReleaseReply::refused;
         if (error || !core.transport.syncs_replicas(r->spec.hold.key)) return conclude(core, r, said, error);
-        // Replica sync: the caller learns of the release once replicas have it.
-        sync_release(core.transport, r->spec.hold.key, [&core, r, said] { conclude(core, r, said, nullptr); });
+        // Replica sync: the caller learns of the release once replicas have it, or that none did.
+        core.transport.sync_replicas(r->spec.hold.key, [&core, r, said](std::exception_ptr error,
+                                                                        Transport::ReplicaAck ack) {
+            if (auto why = unsynced(core.transport, error, ack)) r->unconfirmed = "on master " + ack.master + ", but " + *why;
+            conclude(core, r, said, nullptr);
+        });
     });
 }
 

@@ -47,7 +47,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_},
                                {std::string(new_count_message), std::to_string(count),
-                                std::string(core.transport.publish_command()), latch_channel(name_)},
+                                std::string(core.transport.publish_command(name_, latch_channel(name_))), latch_channel(name_)},
                                name_, "set the count of " + std::string(noun), std::move(done), noun);
     });
     return reply.integer == 1;
@@ -57,7 +57,7 @@ void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> do
     auto& core = client_->core();
     detail::eval_reporting(
         core.transport, scripts::latch_count_down, {name_},
-        {std::string(zero_message), std::string(core.transport.publish_command()), latch_channel(name_)}, name_,
+        {std::string(zero_message), std::string(core.transport.publish_command(name_, latch_channel(name_))), latch_channel(name_)}, name_,
         "count down " + std::string(noun),
         [&core, name = name_, done = std::move(done)](std::exception_ptr error, Reply) {
             if (error) return done(std::move(error));

@@ -45,7 +45,8 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
     request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), announces = announces_](auto report) {
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {name},
-                       {lease_ms, owner, lock_channel(name), std::string(announces ? core.transport.publish_command() : "")},
+                       {lease_ms, owner, lock_channel(name),
+                        std::string(announces ? core.transport.publish_command(name, lock_channel(name)) : "")},
                        name, "lock", std::move(report));
     };
     return request;
@@ -55,13 +56,15 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
                                 const std::string& lease_ms, ReplyHandler done) const {
     eval_reporting(core.transport, scripts::lock_release, {name},
                    {std::string(unlock_message), lease_ms, owner,
-                    std::string(announces_ ? core.transport.publish_command() : ""), lock_channel(name)},
+                    std::string(announces_ ? core.transport.publish_command(name, lock_channel(name)) : ""),
+                    lock_channel(name)},
                    name, "unlock", std::move(done));
 }
 
 void ReentrantLockKind::force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const {
     eval_reporting(core.transport, scripts::lock_force_unlock, {name},
-                   {std::string(unlock_message), std::string(announces_ ? core.transport.publish_command() : ""),
+                   {std::string(unlock_message),
+                    std::string(announces_ ? core.transport.publish_command(name, lock_channel(name)) : ""),
                     lock_channel(name)},
                    name, "force-unlock", std::move(done));
 }

@@ -45,6 +45,10 @@ public:
     /// The watchdog's renew script for holds of this kind.
     virtual const Script& renew() const = 0;
 
+    /// Every key this kind's scripts touch for `name`, its own first: on a
+    /// cluster they must share a slot (primitive/one_slot.hpp).
+    virtual std::vector<std::string> keys(const std::string& name) const { return {name}; }
+
     /// The hash field that counts `owner`'s holds (the write lock adds ":write").
     /// It also names the hold to the watchdog.
     virtual std::string hold_field(const std::string& owner) const { return owner; }

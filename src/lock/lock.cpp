@@ -11,6 +11,7 @@
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
 #include "primitive/names.hpp"
+#include "primitive/one_slot.hpp"
 #include "lock/kind.hpp"
 
 namespace holdfast {
@@ -60,6 +61,7 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
     : client_(&client), name_(std::move(name)), kind_(&kind) {
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(kind.noun()) + " name must not be empty");
     name_ = detail::mapped_name(client.config().key_prefix, std::move(name_));
+    detail::check_one_slot(client.config(), kind.noun(), name_, kind.keys(name_));
 }
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,

@@ -111,7 +111,7 @@ private:
         if (queue_) return queue_->join(shared_from_this(), active);
         queue_ = std::make_shared<WaitQueue>(request_.wakes);
         queue_->join(shared_from_this(), false);
-        subscriber.add(request_.channel, queue_);
+        subscriber.add(request_.channel, queue_, request_.sharded);
     }
 
     // The last waiter out takes the queue off the channel. A queue the

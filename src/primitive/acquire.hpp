@@ -58,6 +58,8 @@ struct Backoff {
 struct AcquireRequest {
     /// Channel on which releases are announced; unused with a backoff.
     std::string channel;
+    /// Subscribed with SSUBSCRIBE (Transport::shards_channel; set by the hold pipeline).
+    bool sharded = false;
     /// Runs one attempt and calls its argument with the outcome, on the loop thread.
     std::function<void(std::function<void(Attempt)>)> attempt;
     /// nullopt: wait as long as it takes. A deadline already past: one attempt.

@@ -9,6 +9,7 @@ std::string_view to_string(ReleaseVerdict verdict) {
         case ReleaseVerdict::lost: return "lost";
         case ReleaseVerdict::refused: return "refused";
         case ReleaseVerdict::unknown: return "unknown";
+        case ReleaseVerdict::unconfirmed: return "unconfirmed";
     }
     return "unknown";
 }
@@ -27,7 +28,8 @@ ReleaseDecision judge(const ReleaseFacts& facts) {
                 d.verdict = ReleaseVerdict::not_held;
                 return d;
             }
-            d.verdict = ours;
+            // Released here, but a failover could bring it back: said so, and sent again.
+            d.verdict = facts.unconfirmed && !facts.lost_locally ? ReleaseVerdict::unconfirmed : ours;
             d.tell_lost = facts.known > 1;  // the server counted fewer holds than the caller believes in
             d.count_hold_time = true;
             return d;

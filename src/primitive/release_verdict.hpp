@@ -25,6 +25,9 @@ enum class ReleaseVerdict {
     lost,      ///< the hold's lease lapsed locally before this release: another owner may have held it since
     refused,   ///< the server refused the release: the hold stays until its lease ends, unrenewed
     unknown,   ///< no reply: released or not, its lease ends the hold, unrenewed
+    /// released on the master, but no replica acknowledged it (replica sync
+    /// wait or required): a failover could bring the hold back until its lease ends
+    unconfirmed,
 };
 
 std::string_view to_string(ReleaseVerdict verdict);
@@ -36,6 +39,8 @@ struct ReleaseFacts {
     std::int64_t known = 0;
     /// The watchdog had found the hold's local lease deadline passed.
     bool lost_locally = false;
+    /// Replica sync asked for a replica's acknowledgement of the release and got none.
+    bool unconfirmed = false;
 };
 
 struct ReleaseDecision {

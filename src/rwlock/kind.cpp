@@ -27,7 +27,7 @@ bool is_writer_field(std::string_view field) { return field.ends_with(writer_suf
 void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
                           ReplyHandler done) {
     eval_reporting(core.transport, scripts::rwlock_force_unlock, {name},
-                   {std::string(mode), std::string(message), std::string(core.transport.publish_command()),
+                   {std::string(mode), std::string(message), std::string(core.transport.publish_command(name, rwlock_channel(name))),
                     rwlock_channel(name)},
                    name, "force-unlock", std::move(done));
 }
@@ -35,6 +35,10 @@ void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string
 class ReadLockKind final : public LockKind {
 public:
     std::string_view noun() const override { return "read lock"; }
+    // A read hold's own key, {name}:<owner>:rwlock_timeout:<n>, beside the hash.
+    std::vector<std::string> keys(const std::string& name) const override {
+        return {name, rwlock_timeout_key(name, "owner", 1)};
+    }
 
     AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
                            std::chrono::milliseconds lease, bool) const override {
@@ -43,7 +47,7 @@ public:
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             attempt_script(core.transport, scripts::rwlock_read_acquire, {name},
                            {lease_ms, owner, writer_field(owner), rwlock_channel(name),
-                            std::string(core.transport.publish_command())},
+                            std::string(core.transport.publish_command(name, rwlock_channel(name)))},
                            name, "read lock", std::move(report));
         };
         return request;
@@ -53,7 +57,7 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_read_release, {name},
-                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command()),
+                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command(name, rwlock_channel(name))),
                         rwlock_channel(name)},
                        name, "read unlock", std::move(done));
     }
@@ -75,6 +79,10 @@ public:
 class WriteLockKind final : public LockKind {
 public:
     std::string_view noun() const override { return "write lock"; }
+    // A downgraded writer's read holds have keys of their own.
+    std::vector<std::string> keys(const std::string& name) const override {
+        return {name, rwlock_timeout_key(name, "owner", 1)};
+    }
 
     AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
                            std::chrono::milliseconds lease, bool) const override {
@@ -83,7 +91,7 @@ public:
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             eval_reporting(core.transport, scripts::rwlock_write_acquire, {name},
                            {lease_ms, writer_field(owner), owner, rwlock_channel(name),
-                            std::string(core.transport.publish_command())},
+                            std::string(core.transport.publish_command(name, rwlock_channel(name)))},
                            name,
                            "write lock", [name, owner, report = std::move(report)](std::exception_ptr error, Reply reply) {
                                if (error) return report(Attempt::failed(std::move(error)));
@@ -101,7 +109,7 @@ public:
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_write_release, {name},
                        {std::string(write_unlock_message), lease_ms, writer_field(owner),
-                        std::string(core.transport.publish_command()), rwlock_channel(name)},
+                        std::string(core.transport.publish_command(name, rwlock_channel(name))), rwlock_channel(name)},
                        name, "write unlock", std::move(done));
     }
 

@@ -13,6 +13,7 @@
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/names.hpp"
+#include "primitive/one_slot.hpp"
 #include "semaphore/channel.hpp"
 #include "semaphore/permits.hpp"
 
@@ -88,7 +89,9 @@ void check_lease(const std::string& name, std::optional<std::chrono::millisecond
 }  // namespace
 
 PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string name)
-    : counter_(client, std::move(name), noun), timeouts_(detail::expirable_permits_key(counter_.name())) {}
+    : counter_(client, std::move(name), noun), timeouts_(detail::expirable_permits_key(counter_.name())) {
+    detail::check_one_slot(client.config(), noun, counter_.name(), {counter_.name(), timeouts_});
+}
 
 void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::optional<Duration> lease,
                                              std::stop_token stop, Done done) {
@@ -104,7 +107,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
         const std::int64_t now = epoch_ms();
         detail::eval_reporting(
             core.transport, scripts::semaphore_expirable_acquire, {name, timeouts},
-            {std::to_string(now), std::string(core.transport.publish_command()), channel, std::to_string(never),
+            {std::to_string(now), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), channel, std::to_string(never),
              lease_end(now, lease), permit},
             name, "acquire " + std::string(noun),
             [report = std::move(report)](std::exception_ptr error, Reply reply) {
@@ -120,7 +123,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     // landed, replicas did not confirm it, no reply came) goes back by its id.
     request.give_back = [&core, name, timeouts = timeouts_, channel = request.channel, permit](std::function<void()> then) {
         core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts},
-                            {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit, channel},
+                            {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), permit, channel},
                             [then = std::move(then)](std::exception_ptr, Reply) { then(); });
     };
     detail::AcquireSpec spec;
@@ -146,7 +149,7 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
     spec.send = [&core, name, timeouts = timeouts_, permit = std::move(permit)](const std::string&,
                                                                                detail::ReplyHandler sent) {
         detail::eval_reporting(core.transport, scripts::semaphore_expirable_release, {name, timeouts},
-                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()), permit,
+                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), permit,
                                 detail::semaphore_channel(name)},
                                name, "release " + std::string(noun), std::move(sent), noun);
     };
@@ -206,7 +209,7 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
     auto& core = counter_.client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_expirable_acquire, {name, timeouts_},
-                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command()),
+                               {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))),
                                 detail::semaphore_channel(name), std::to_string(never)},
                                name, "query " + std::string(noun), std::move(done), noun);
     });

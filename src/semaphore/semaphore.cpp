@@ -72,7 +72,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
                        pass_on = permits > 1](auto report) {
         detail::eval_reporting(
             core.transport, scripts::semaphore_acquire, {name},
-            {count, detail::semaphore_channel(name), std::string(core.transport.publish_command())}, name,
+            {count, detail::semaphore_channel(name), std::string(core.transport.publish_command(name, detail::semaphore_channel(name)))}, name,
             "acquire " + std::string(noun),
             [report = std::move(report), pass_on](std::exception_ptr error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
@@ -86,7 +86,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     // attempt, or replicas did not confirm them) are released.
     request.give_back = [&core, name = name_, permits](std::function<void()> then) {
         core.transport.eval(scripts::semaphore_release, {name},
-                            {std::to_string(permits), core.transport.publish_command(), detail::semaphore_channel(name)},
+                            {std::to_string(permits), core.transport.publish_command(name, detail::semaphore_channel(name)), detail::semaphore_channel(name)},
                             [then = std::move(then)](std::exception_ptr, Reply) { then(); });
     };
     detail::AcquireSpec spec;
@@ -104,7 +104,7 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
     auto& core = client_->core();
     detail::eval_reporting(
         core.transport, scripts::semaphore_release, {name_},
-        {std::to_string(delta), std::string(core.transport.publish_command()), detail::semaphore_channel(name_)}, name_,
+        {std::to_string(delta), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))), detail::semaphore_channel(name_)}, name_,
         std::move(what),
         [&core, name = name_, done = std::move(done), delta](std::exception_ptr error, Reply) {
             if (error) return done(explain_overflow(error, delta));
@@ -118,7 +118,7 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
     auto& core = client_->core();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_},
-                               {std::to_string(permits), std::string(core.transport.publish_command()),
+                               {std::to_string(permits), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))),
                                 detail::semaphore_channel(name_)},
                                name_,
                                "set permits of " + std::string(noun_), std::move(done), noun_);

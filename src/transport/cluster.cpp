@@ -118,13 +118,13 @@ struct Cluster::Request {
     std::string encoded;
     ReplyHandler handler;
     int redirects = 0;
-    int tries = 0;  // TRYAGAIN answers
     // Sent: a master down or a CLUSTERDOWN (a failover under way) is waited
     // out until since + Config::timeout.
     std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
 };
 
-Cluster::Cluster(asio::io_context& io, const Config& config) : io_(io), config_(config), refresh_timer_(io) {
+Cluster::Cluster(asio::io_context& io, const Config& config)
+    : io_(io), config_(config), refresh_timer_(io), scan_timer_(io) {
     slots_.fill(no_node);
 }
 
@@ -155,7 +155,8 @@ std::uint16_t Cluster::node_index_locked(const ServerAddress& address) {
                 std::lock_guard lock(mutex_);
                 nodes_[index]->down = true;
             }
-            refresh();  // it may have failed over: read the map again
+            refresh();  // it may have failed over: read the map again, and soon again
+            asio::post(io_, [this] { scan_later(); });
         };
         node->pool.back()->start();
     }
@@ -231,6 +232,7 @@ void Cluster::discover() {
         // Redis 7 knows SHARDNUMSUB (and so SSUBSCRIBE); older servers refuse it.
         auto [probe_error, probe] = call(*connection(seed, 0), {"PUBSUB", "SHARDNUMSUB"});
         sharded_pubsub_ = !probe_error && probe.is_array();
+        asio::post(io_, [this] { scan_later(); });
         return;
     }
     throw ConnectionError("holdfast: no seed of " + config_.server_name() + " gave the slot map" + failures +
@@ -321,7 +323,8 @@ void Cluster::on_reply(const std::shared_ptr<Request>& request, std::exception_p
             }
             return route(request, std::move(redirect->node), !redirect->moved);
         }
-    if (reply.is_error_code("TRYAGAIN") && ++request->tries < max_tries && !stopped_)
+    if (reply.is_error_code("TRYAGAIN") && !stopped_ &&
+        std::chrono::steady_clock::now() - request->since < config_.timeout)
         return route_later(request, false);
     // A primary failed and its replica not yet promoted: the command was
     // refused, not run; the cluster is whole again within an election.
@@ -398,9 +401,31 @@ void Cluster::read_map(std::size_t attempt) {
                                 });
 }
 
+void Cluster::scan_later() {
+    if (stopped_) return;
+    bool master_down = false;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto index : slots_)
+            if (index != no_node && nodes_[index]->down) {
+                master_down = true;
+                break;
+            }
+    }
+    const auto interval = master_down ? std::max(min_refresh_interval, config_.cluster_scan_interval / 20)
+                                      : config_.cluster_scan_interval;
+    scan_timer_.expires_after(interval);
+    scan_timer_.async_wait([this](asio::error_code ec) {
+        if (ec || stopped_) return;
+        refresh();
+        scan_later();
+    });
+}
+
 void Cluster::stop_now() {
     stopped_ = true;
     refresh_timer_.cancel();
+    scan_timer_.cancel();
     std::vector<std::shared_ptr<Connection>> all;
     std::vector<std::shared_ptr<Request>> waiting;
     {

@@ -96,8 +96,8 @@ private:
     static constexpr std::uint16_t no_node = 0xffff;
     static constexpr int max_redirects = 5;
     // TRYAGAIN: a script's keys are split between the two nodes of a slot
-    // being migrated; it goes again (by the map) until the move ends.
-    static constexpr int max_tries = 40;
+    // being migrated; it goes again (by the map) until the move ends, for
+    // up to Config::timeout, as the cluster specification asks.
     static constexpr auto try_again_after = std::chrono::milliseconds(50);
     static constexpr auto min_refresh_interval = std::chrono::milliseconds(100);
 
@@ -114,10 +114,15 @@ private:
     std::shared_ptr<Connection> connection(const ServerAddress& address, std::size_t pick);
     bool apply(const std::vector<SlotRange>& ranges);
     void read_map(std::size_t attempt);
+    /// Loop thread: reads the map every Config::cluster_scan_interval, or a
+    /// twentieth of it while a master's connection is down (a failover may be
+    /// under way), so that clients with nothing in flight follow the cluster.
+    void scan_later();
 
     asio::io_context& io_;
     const Config config_;
     asio::steady_timer refresh_timer_;
+    asio::steady_timer scan_timer_;
 
     mutable std::mutex mutex_;  // guards nodes_, slots_ and parked_
     std::vector<std::unique_ptr<Node>> nodes_;  // never shrinks: indexes stay valid

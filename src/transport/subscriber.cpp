@@ -32,7 +32,7 @@ bool is_redirect(const Reply& reply) {
 Subscriber::Subscriber(asio::io_context& io, std::shared_ptr<Connection> connection,
                        std::chrono::milliseconds keepalive)
     : keepalive_timer_(io), keepalive_(keepalive) {
-    routing_.node_of = [](const std::string&) { return ServerAddress{}; };
+    routing_.node_of = [](const std::string&, bool) { return ServerAddress{}; };
     add_link(ServerAddress{}, std::move(connection));
     ping_later();
 }
@@ -77,8 +77,9 @@ void Subscriber::ping_later() {
     });
 }
 
-void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener> listener) {
+void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener> listener, bool sharded) {
     auto& entry = channels_[channel];
+    if (entry.listeners.empty() && !entry.wanted) entry.sharded = sharded;
     entry.listeners.push_back(listener);
     if (entry.listeners.size() == 1) listened_.fetch_add(1, std::memory_order_relaxed);
     if (entry.active) {
@@ -92,7 +93,7 @@ void Subscriber::add(const std::string& channel, std::shared_ptr<ChannelListener
 }
 
 void Subscriber::subscribe(const std::string& channel, Channel& entry) {
-    Link& link = link_for(routing_.node_of(channel));
+    Link& link = link_for(routing_.node_of(channel, entry.sharded));
     entry.link = &link;
     entry.active = false;
     entry.pending_replies = 0;
@@ -116,8 +117,8 @@ void Subscriber::send(Link& link, bool subscribe, const std::string& channel) {
     auto& entry = channels_[channel];
     if (entry.link == &link) ++entry.pending_replies;
     link.unanswered.emplace_back(channel, subscribe);
-    const std::string_view command = routing_.sharded ? (subscribe ? "SSUBSCRIBE" : "SUNSUBSCRIBE")
-                                                      : (subscribe ? "SUBSCRIBE" : "UNSUBSCRIBE");
+    const std::string_view command = entry.sharded ? (subscribe ? "SSUBSCRIBE" : "SUNSUBSCRIBE")
+                                                   : (subscribe ? "SUBSCRIBE" : "UNSUBSCRIBE");
     link.connection->submit(encode_command({command, channel}), nullptr);
 }
 
@@ -145,7 +146,7 @@ void Subscriber::on_ready(Link& link) {
 void Subscriber::relocate() {
     for (auto& [channel, entry] : channels_) {
         if (!entry.wanted) continue;
-        const ServerAddress node = routing_.node_of(channel);
+        const ServerAddress node = routing_.node_of(channel, entry.sharded);
         if (entry.link && entry.link->node == node) continue;
         // Still subscribed at the old node: leave it (its replies are stale now).
         if (Link* old = entry.link; old && old->connection->ready()) {
@@ -252,6 +253,7 @@ void Subscriber::on_refused(Link& link, const std::string& channel, bool subscri
         routing_.lost();
         return;
     }
+    const bool sharded = entry.sharded;
     auto listeners = std::move(entry.listeners);
     entry.listeners.clear();
     entry.wanted = false;
@@ -259,10 +261,10 @@ void Subscriber::on_refused(Link& link, const std::string& channel, bool subscri
     if (!listeners.empty()) listened_.fetch_sub(1, std::memory_order_relaxed);
     if (entry.pending_replies == 0) channels_.erase(it);
     // NOPERM names the command ("to run the 'subscribe' command") or the channels.
-    const std::string command = routing_.sharded ? "ssubscribe" : "subscribe";
+    const std::string command = sharded ? "ssubscribe" : "subscribe";
     const bool command_refused = reply.str.find("'" + command + "' command") != std::string::npos;
     auto error = std::make_exception_ptr(ServerError(
-        "holdfast: " + link.connection->server() + " refused to " + (routing_.sharded ? "SSUBSCRIBE" : "SUBSCRIBE") +
+        "holdfast: " + link.connection->server() + " refused to " + (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") +
         " to " + quoted(channel) + ": " + reply.str + "; a waiter needs it to be woken: grant the ACL user " +
         (command_refused ? "the command (ACL SETUSER <user> +" + command + ")"
                          : "the channel (ACL SETUSER <user> &" + channel + ", or a pattern covering it)") +

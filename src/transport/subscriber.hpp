@@ -23,8 +23,9 @@ class Subscriber {
 public:
     /// Where channels are subscribed, in a cluster.
     struct Routing {
-        bool sharded = false;  // SSUBSCRIBE/SUNSUBSCRIBE, smessage pushes
-        std::function<ServerAddress(const std::string& channel)> node_of;
+        /// Where `channel` is subscribed: sharded (SSUBSCRIBE, smessage
+        /// pushes) at its slot's master, else anywhere classic pub/sub reaches.
+        std::function<ServerAddress(const std::string& channel, bool sharded)> node_of;
         /// A new connection (not started) to `node`.
         std::function<std::shared_ptr<Connection>(const ServerAddress& node)> connect;
         /// A subscription was lost to a topology change (its slot moved):
@@ -39,9 +40,10 @@ public:
     /// A cluster's: connections are made (and started) on first use per node.
     Subscriber(asio::io_context& io, Routing routing, std::chrono::milliseconds keepalive);
 
-    /// Adds a listener to `channel`, subscribing if it is the first. When the
-    /// subscription is already active, on_subscribed() runs before this returns.
-    void add(const std::string& channel, std::shared_ptr<ChannelListener> listener);
+    /// Adds a listener to `channel`, subscribing if it is the first (with
+    /// SSUBSCRIBE if `sharded`: a cluster's, Transport::shards_channel). When
+    /// the subscription is already active, on_subscribed() runs before this returns.
+    void add(const std::string& channel, std::shared_ptr<ChannelListener> listener, bool sharded = false);
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
     /// What local users of `channel` share: its first listener (null if it
@@ -72,6 +74,7 @@ private:
     };
     struct Channel {
         std::vector<std::shared_ptr<ChannelListener>> listeners;
+        bool sharded = false;    // SSUBSCRIBE, not SUBSCRIBE
         bool wanted = false;     // the last command sent for it was SUBSCRIBE
         bool active = false;     // confirmed and nothing pending
         int pending_replies = 0; // (UN)SUBSCRIBE replies still to come from `link`

@@ -25,7 +25,7 @@ Transport::Transport(const Config& config) : config_(config), work_(asio::make_w
 }
 
 // The slot map is read before the constructor returns, so that the first
-// command goes to the right master and publish_command() is settled.
+// command goes to the right master and shards_channel() is settled.
 void Transport::start_cluster() {
     cluster_ = std::make_unique<Cluster>(io_, config_);
     thread_ = std::thread([this] { io_.run(); });
@@ -44,10 +44,10 @@ void Transport::start_cluster() {
                (config_.sharded_subscription == ShardedSubscription::automatic &&
                 cluster_->supports_sharded_pubsub());
     Subscriber::Routing routing;
-    routing.sharded = sharded_;
-    if (sharded_) routing.node_of = [this](const std::string& channel) { return cluster_->owner(key_slot(channel)); };
     // Classic PUBLISH reaches every node: one connection, to one master, does.
-    else routing.node_of = [this](const std::string&) { return cluster_->owner(0); };
+    routing.node_of = [this](const std::string& channel, bool sharded) {
+        return cluster_->owner(sharded ? key_slot(channel) : 0);
+    };
     routing.connect = [this](const ServerAddress& node) {
         return std::make_shared<Connection>(io_, cluster_->node_config(node));
     };
@@ -100,6 +100,10 @@ bool Transport::add_waiter(const std::shared_ptr<ChannelListener>& waiter) {
 void Transport::remove_waiter(const ChannelListener* waiter) {
     std::lock_guard lock(waiters_mutex_);
     waiters_.erase(waiter);
+}
+
+bool Transport::shards_channel(std::string_view key, std::string_view channel) const {
+    return sharded_ && key_slot(key) == key_slot(channel);
 }
 
 std::size_t Transport::shard_of(std::string_view key) const {

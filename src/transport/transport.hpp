@@ -76,9 +76,17 @@ public:
     /// SCAN, which walks one node's keys.
     void execute_on(const ServerAddress& master, const std::vector<std::string_view>& args, ReplyHandler handler);
 
-    /// What lock scripts publish unlock messages with: "spublish" where
-    /// waiters use sharded pub/sub (a cluster that has it), else "publish".
-    std::string_view publish_command() const { return sharded_ ? "spublish" : "publish"; }
+    /// Whether `channel`, announcing releases of the primitive stored under
+    /// `key`, uses sharded pub/sub: where the cluster has it and the channel
+    /// shares the key's slot. A channel in another slot (names such as "{}",
+    /// "a}b" or a latch's "{tenant}:x") uses classic pub/sub, which any slot's
+    /// script may publish to and every node delivers.
+    bool shards_channel(std::string_view key, std::string_view channel) const;
+    /// What a script releasing `key` publishes on `channel` with: "spublish"
+    /// or "publish", as shards_channel() says.
+    std::string_view publish_command(std::string_view key, std::string_view channel) const {
+        return shards_channel(key, channel) ? "spublish" : "publish";
+    }
 
     /// A waiter (an acquire operation) is told on_closed() when the client
     /// shuts down, before the connections close, so that it can end (and

@@ -50,7 +50,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadUri{"redis://h#master", "a #master-name is only for redis-sentinel://"},
                       BadUri{"redis-cluster://a:7000/1", "a cluster has only database 0"},
                       BadUri{"redis-cluster://a:7000,,b:7001", "no host"},
-                      BadUri{"redis://h?db=1", "unknown parameter 'db' (known: key_prefix, fair_lock_wait_timeout, nat_map)"},
+                      BadUri{"redis://h?db=1", "unknown parameter 'db' (known: key_prefix, fair_lock_wait_timeout, nat_map, scan_interval)"},
                       BadUri{"redis://h?fair_lock_wait_timeout=5m", "fair_lock_wait_timeout '5m' is not a number"},
                       BadUri{"redis://h?nat_map=10.0.0.5:6379", "nat_map entry '10.0.0.5:6379' is not ANNOUNCED=REACHABLE"},
                       BadUri{"redis://:pw@h?key_prefix=a@b", "escape it as %40"}),

@@ -23,7 +23,7 @@ struct Row {
 std::string describe(const ReleaseFacts& f) {
     static const char* replies[] = {"released", "still_held", "not_held", "refused", "no_reply"};
     return std::string("reply ") + replies[static_cast<int>(f.reply)] + ", known " + std::to_string(f.known) +
-           (f.lost_locally ? ", lost locally" : "");
+           (f.lost_locally ? ", lost locally" : "") + (f.unconfirmed ? ", unconfirmed" : "");
 }
 
 // clang-format off
@@ -52,6 +52,12 @@ const Row table[] = {
     {{R::no_reply,       1, false}, V::unknown,  L::one_fewer, true,  true,  false, false},
     {{R::no_reply,       1, true},  V::unknown,  L::one_fewer, true,  true,  false, false},
     {{R::no_reply,       0, false}, V::unknown,  L::one_fewer, true,  false, false, false},
+    // released on a master no replica confirmed: said so (and sent again by the pipeline)
+    {{R::released,       1, false, true}, V::unconfirmed, L::forget, true, false, false, true},
+    // ...but a hold lost locally is lost whatever the replicas say
+    {{R::released,       1, true,  true}, V::lost,        L::forget, true, false, false, true},
+    // a partial unlock keeps the hold, replicas or not
+    {{R::still_held,     2, false, true}, V::released,    L::one_fewer, false, false, false, false},
 };
 // clang-format on
 
@@ -75,7 +81,7 @@ TEST(ReleaseVerdict, OnlyAPartialUnlockKeepsTheRenewal) {
     for (R reply : {R::released, R::still_held, R::not_held, R::refused, R::no_reply})
         for (std::int64_t known : {0, 1, 2, 5})
             for (bool lost : {false, true}) {
-                const ReleaseFacts facts{reply, known, lost};
+                const ReleaseFacts facts{reply, known, lost, lost};
                 SCOPED_TRACE(describe(facts));
                 EXPECT_EQ(judge(facts).end_renewal, !(reply == R::still_held && known > 1));
             }

@@ -57,6 +57,8 @@ protected:
         return node(i).command({"PUBSUB", "SHARDNUMSUB", "redisson_lock__channel:{" + name + "}"})->element[1]->integer;
     }
 
+    void expect_waiter_follows(ShardedSubscription mode);
+
     std::unique_ptr<support::RedisCluster> cluster;
 };
 
@@ -77,7 +79,7 @@ TEST_F(ClusterFailoverTest, RequiredGivesBackWhatTheSlotsReplicaDidNotGet) {
     cluster->node(cluster->replica_of(1)).pause();
     Lock lock(client, name);
     try {
-        lock.lock();
+        lock.try_lock();  // a try: a wait would go on until a replica confirms
         FAIL() << "taken without its replica";
     } catch (const ReplicaSyncError& e) {
         const std::string what = e.what();
@@ -185,6 +187,53 @@ TEST_F(ClusterFailoverTest, LocksOnTheOtherMastersGoOnThroughAFailover) {
     cluster->wait_for_owner(slot, promoted, 30s);
     done = true;
     EXPECT_GT(rounds.get(), 0);  // rethrows what a round threw
+}
+
+// A waiter whose client has nothing in flight, its subscription on a master
+// that is killed: the client reads the map again while a master is down, the
+// subscription moves to the promoted replica and the waiter tries again at
+// once, so a release made after the promotion wakes it within 3 s, not at the
+// holder's TTL (20 s here).
+void ClusterFailoverTest::expect_waiter_follows(ShardedSubscription mode) {
+    Config c = config();
+    c.sharded_subscription = mode;
+    c.lock_watchdog_timeout = 20000ms;
+    Client holder(c), other(c);
+    // Sharded subscriptions live on the lock's master, classic ones on slot
+    // 0's: the lock is put on that master too, so the kill hits both.
+    const std::size_t victim = cluster->owner_of(0);
+    const std::string name = name_on(victim, "followed-");
+    Lock lock(holder, name);
+    lock.lock();
+    auto woken = std::async(std::launch::async, [&other, name] {
+        Lock wanted(other, name);
+        const bool got = wanted.try_lock_for(std::chrono::seconds(60));
+        const auto at = std::chrono::steady_clock::now();
+        if (got) wanted.unlock();
+        return std::pair{got, at};
+    });
+    const std::string channel = "redisson_lock__channel:{" + name + "}";
+    const bool sharded = mode == ShardedSubscription::on;
+    ASSERT_TRUE(eventually([&] {
+        return node(victim).command({"PUBSUB", sharded ? "SHARDNUMSUB" : "NUMSUB", channel})->element[1]->integer == 1;
+    }));
+    const std::size_t promoted = cluster->replica_of(victim);
+    cluster->node(victim).kill();
+    cluster->wait_for_owner(detail::key_slot(name), promoted, 30s);
+    lock.unlock();
+    const auto released = std::chrono::steady_clock::now();
+    ASSERT_EQ(woken.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    const auto [got, at] = woken.get();
+    EXPECT_TRUE(got);
+    EXPECT_LT(at - released, std::chrono::seconds(3)) << "the waiter slept to the holder's TTL";
+}
+
+TEST_F(ClusterFailoverTest, AShardedWaiterFollowsItsSubscriptionToThePromotedReplica) {
+    expect_waiter_follows(ShardedSubscription::on);
+}
+
+TEST_F(ClusterFailoverTest, AClassicWaiterFollowsItsSubscriptionToThePromotedReplica) {
+    expect_waiter_follows(ShardedSubscription::off);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ protected:
     // the holder's 60 s lease would have let it in.
     void expect_waiter_woken(const Config& c, bool sharded) {
         Client holder(c), waiter(c);
-        EXPECT_EQ(holder.core().transport.publish_command(), sharded ? "spublish" : "publish");
+        EXPECT_EQ(holder.core().transport.publish_command("queue", "redisson_lock__channel:{queue}"), sharded ? "spublish" : "publish");
         const std::string name = name_on(1, "woken-");
         const std::string channel = "redisson_lock__channel:{" + name + "}";
         Lock held(holder, name);
@@ -257,6 +257,106 @@ TEST_F(ClusterTest, CliRunsOnACluster) {
     EXPECT_EQ(done.status, 0) << done.err;
     EXPECT_EQ(on(2, {"EXISTS", name}), 0);
     fs::remove_all(pattern);
+}
+
+// Names whose braces would scatter a primitive's keys and channel over
+// slots. Every primitive either works with the name (a channel outside its
+// key's slot goes by classic pub/sub, which any slot's script may publish to)
+// or refuses it before anything is sent, saying why and what to write instead.
+TEST_F(ClusterTest, EveryNameWorksOrIsRefusedBeforeAnythingIsWritten) {
+    const std::vector<std::string> names{"{}", "job-{}", "a{b", "a}b", "x}{y", "{tenant-7}:orders", "plain"};
+    for (const ShardedSubscription mode : {ShardedSubscription::on, ShardedSubscription::off}) {
+        Config c = config();
+        c.sharded_subscription = mode;
+        Client holder(c), waiter_client(c);
+        for (const std::string& name : names) {
+            SCOPED_TRACE((mode == ShardedSubscription::on ? "sharded, " : "classic, ") + name);
+            const auto forget = [&](const std::string& key) {
+                support::SyncRedis(cluster->port(owner(key))).command({"DEL", key});
+            };
+            const bool plain = name == "plain" || name == "{tenant-7}:orders";  // must work everywhere
+            // Made and used, or refused when made, before anything is sent.
+            const auto works_or_refused = [&](const std::function<void()>& use) {
+                try {
+                    use();
+                } catch (const std::invalid_argument& e) {
+                    EXPECT_FALSE(plain) << e.what();
+                    EXPECT_NE(std::string(e.what()).find("different slots"), std::string::npos) << e.what();
+                }
+            };
+            // Held, a waiter on the other client woken by the release.
+            const auto handoff = [&](Lock& held, Lock& wanted) {
+                held.lock(std::chrono::seconds(60));
+                const std::string owner = waiter_client.new_owner();
+                auto waiting = wanted.async_try_lock(owner, std::chrono::seconds(30));
+                ASSERT_EQ(waiting.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+                held.release();
+                ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+                    << wanted.name() << ": the unlock did not wake the waiter";
+                EXPECT_TRUE(waiting.get());
+                wanted.async_unlock(owner).get();
+            };
+            works_or_refused([&] {
+                Lock held(holder, name), wanted(waiter_client, name);
+                handoff(held, wanted);
+            });
+            works_or_refused([&] {
+                FairLock held(holder, name), wanted(waiter_client, name);
+                handoff(held, wanted);
+            });
+            works_or_refused([&] {
+                FencedLock held(holder, name), wanted(waiter_client, name);
+                handoff(held, wanted);
+            });
+            works_or_refused([&] {
+                ReadWriteLock held(holder, name), wanted(waiter_client, name);
+                handoff(held.write_lock(), wanted.read_lock());
+            });
+            works_or_refused([&] {
+                Semaphore slots(holder, name), wanted(waiter_client, name);
+                ASSERT_TRUE(slots.try_set_permits(0));
+                auto acquiring = wanted.async_try_acquire(1, std::chrono::seconds(30));
+                ASSERT_EQ(acquiring.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+                slots.release();
+                ASSERT_EQ(acquiring.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+                EXPECT_TRUE(acquiring.get());
+                forget(name);  // a semaphore's count stays: not this test's business
+            });
+            works_or_refused([&] {
+                PermitExpirableSemaphore pool(holder, name + ":pool"), wanted(waiter_client, name + ":pool");
+                ASSERT_TRUE(pool.try_set_permits(1));
+                const std::string id = pool.acquire();
+                auto acquiring = wanted.async_try_acquire(std::chrono::seconds(30), std::chrono::seconds(30));
+                ASSERT_EQ(acquiring.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+                pool.release(id);
+                ASSERT_EQ(acquiring.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+                const auto taken = acquiring.get();
+                ASSERT_TRUE(taken);
+                wanted.release(*taken);
+                EXPECT_EQ(pool.available_permits(), 1);
+                forget(name + ":pool");
+            });
+            works_or_refused([&] {
+                CountDownLatch gate(holder, name), awaited(waiter_client, name);
+                ASSERT_TRUE(gate.try_set_count(1));
+                auto opening = awaited.async_await_for(std::chrono::seconds(30));
+                ASSERT_EQ(opening.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+                gate.count_down();
+                ASSERT_EQ(opening.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+                EXPECT_TRUE(opening.get());
+            });
+        }
+        // Every key was given back or deleted (but the fenced locks' token
+        // counters, which never expire): nothing was left half-written.
+        for (std::size_t i = 0; i < cluster->size(); ++i) {
+            auto keys = support::SyncRedis(cluster->port(i)).command({"KEYS", "*"});
+            for (std::size_t k = 0; k < keys->elements; ++k) {
+                const std::string key(keys->element[k]->str, keys->element[k]->len);
+                EXPECT_TRUE(key.starts_with("redisson_lock_token:")) << "left on node " << i << ": " << key;
+            }
+            support::SyncRedis(cluster->port(i)).command({"FLUSHALL"});
+        }
+    }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Redis Sentinel (Topology::sentinel) and replica sync (Config::replica_sync),
 // against real processes: a master, a replica and three sentinels.
+#include <atomic>
 #include <fstream>
 #include <future>
 #include <stop_token>
@@ -287,7 +288,7 @@ TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
     Client client(config(ReplicaSync::required));
     Lock lock(client, "unsynced");
     replica->pause();
-    const std::string what = what_of([&] { lock.lock(); });
+    const std::string what = what_of([&] { lock.try_lock_for(500ms); });  // at its deadline
     EXPECT_NE(what.find("'unsynced'"), std::string::npos) << what;
     EXPECT_NE(what.find("127.0.0.1:" + std::to_string(master->port())), std::string::npos) << what;
     EXPECT_NE(what.find("none of its 1 replica(s)"), std::string::npos) << what;
@@ -298,6 +299,55 @@ TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {
     const PrimitiveMetrics counted = client.metrics().primitives["lock"];
     EXPECT_EQ(counted.acquired, 0u);
     EXPECT_EQ(counted.failed, 2u);
+}
+
+// A wait with time left is not ended by a refusal of replica sync: it gives
+// back what it took and tries again, and gets the lock once a replica confirms.
+TEST_F(ReplicaSyncTest, AWaitOutlastsReplicaSyncRefusals) {
+    Client client(config(ReplicaSync::required));
+    Lock lock(client, "patient");
+    replica->pause();
+    auto waited = std::async(std::launch::async, [&] { return lock.try_lock_for(std::chrono::seconds(30)); });
+    EXPECT_TRUE(eventually([&] { return command_calls(*raw, "wait") >= 2; }));  // refused, and tried again
+    EXPECT_EQ(waited.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+    replica->resume();
+    ASSERT_EQ(waited.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    EXPECT_TRUE(waited.get());
+    lock.unlock();
+}
+
+// A release no replica acknowledged is reported as such (the checked form
+// throws ReplicaSyncError), and sent again until one does: a hold a failover
+// brought back (written here by hand, as a promoted replica that missed the
+// release would still have it) is released again, and its waiter woken.
+TEST_F(ReplicaSyncTest, AnUnconfirmedReleaseIsToldAndSentAgain) {
+    std::atomic<int> unconfirmed{0};
+    Config c = config(ReplicaSync::wait);
+    c.on_event = [&unconfirmed](const Event& event) {
+        if (event.kind == Event::Kind::release_failed && event.detail.find("unconfirmed") == 0) ++unconfirmed;
+    };
+    Client client(c), other(config(ReplicaSync::off));
+    Lock lock(client, "revived");
+    lock.lock();
+    const std::string owner = client.current_owner();
+    replica->pause();
+    try {
+        lock.release();
+        ADD_FAILURE() << "an unconfirmed release was reported as a plain one";
+    } catch (const ReplicaSyncError& e) {
+        EXPECT_NE(std::string(e.what()).find("sends the release again"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(unconfirmed.load(), 1);
+    EXPECT_EQ(raw->integer({"EXISTS", "revived"}), 0);
+    raw->command({"HSET", "revived", owner, "1"});  // the hold, back from a failover
+    raw->command({"PEXPIRE", "revived", "30000"});
+    Lock wanted(other, "revived");
+    auto waiting = std::async(std::launch::async, [&] { return wanted.try_lock_for(std::chrono::seconds(20)); });
+    ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+        << "the revived hold was not released again";
+    EXPECT_TRUE(waiting.get());
+    wanted.unlock();
+    replica->resume();
 }
 
 // The permit-expirable semaphore's permits and the latch's count-down go
@@ -367,7 +417,7 @@ TEST_F(LostReplica, RequiredRefusesLocksOnAMasterThatLostItsReplicas) {
     lock.lock();  // the replica is seen (ROLE) and acknowledges
     lock.unlock();
     lose_the_replica();
-    const std::string what = what_of([&] { lock.lock(); });
+    const std::string what = what_of([&] { lock.try_lock_for(500ms); });  // at its deadline
     EXPECT_NE(what.find("lock 'orphaned'"), std::string::npos) << what;
     EXPECT_NE(what.find("127.0.0.1:" + std::to_string(master->port())), std::string::npos) << what;
     EXPECT_NE(what.find("no replica acknowledged it"), std::string::npos) << what;

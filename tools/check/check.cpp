@@ -29,6 +29,7 @@ constexpr NemesisName names[] = {
     {Nemesis::cluster_failover, "cluster-failover"},
     {Nemesis::cluster_kill_primary, "cluster-kill-primary"},
     {Nemesis::revoke_rights, "revoke-rights"},
+    {Nemesis::sentinel_failover_release, "sentinel-failover-release"},
 };
 
 struct PrimitiveName {
@@ -128,7 +129,9 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
     return scenarios;
 }
 
-bool needs_sentinel(Nemesis n) { return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master; }
+bool needs_sentinel(Nemesis n) {
+    return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master || n == Nemesis::sentinel_failover_release;
+}
 
 bool needs_cluster(Nemesis n) {
     return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;

@@ -53,6 +53,7 @@ enum class Nemesis {
     cluster_failover,      // CLUSTER FAILOVER on the replica of a lock's primary: the replica is promoted
     cluster_kill_primary,  // kill -9 a lock's primary: the cluster promotes its replica; it comes back as one
     revoke_rights,         // ACL: take a holder's channels away for 0.5-2 x lease (its release is refused), then give them back
+    sentinel_failover_release,  // SENTINEL FAILOVER struck as a holder's critical section ends: its release meets the failover
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,

@@ -25,6 +25,7 @@ bool loses_queue_places(Nemesis kind) {
         case Nemesis::restart_persistent:
         case Nemesis::restart_volatile:
         case Nemesis::sentinel_failover:
+        case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
@@ -152,6 +153,7 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             // Asynchronous replication: a hold (or a renewal) the promoted
             // replica had not received is lost; RELIABILITY.md counts how often.
             case Nemesis::sentinel_failover:
+            case Nemesis::sentinel_failover_release:
             case Nemesis::sentinel_kill_master:
             case Nemesis::cluster_failover:
             case Nemesis::cluster_kill_primary:

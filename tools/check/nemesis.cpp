@@ -73,6 +73,7 @@ bool NemesisRunner::strike() {
             return true;
         }
         case Nemesis::sentinel_failover:
+        case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
             return fail_over(kind);
         case Nemesis::cluster_migrate_slot:
@@ -188,11 +189,28 @@ bool NemesisRunner::revoke_rights() {
     return true;
 }
 
+// Waits (a few leases at most) until a holder's critical section is about to
+// end: its release is then sent while the failover runs.
+bool NemesisRunner::holder_about_to_release() {
+    const Nanos give_up = now_ns() + 4 * to_ns(lease_);
+    while (now_ns() < give_up) {
+        for (int s = 0; s < workers_.slots(); ++s) {
+            const Nanos ends = status_.slots[s].section_ends.load();
+            if (status_.slots[s].holding.load() < 0 || ends == 0) continue;
+            if (const Nanos left = ends - now_ns(); left >= 0 && left < 2'000'000) return true;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return false;
+}
+
 // The fault lasts until the sentinels name the new master and it has its
 // replica again (the old master, turned around), so the next one has a
 // replica to promote.
 bool NemesisRunner::fail_over(Nemesis kind) {
     if (!sentinels_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a Sentinel deployment");
+    // Timed to a release: struck as a holder's critical section ends.
+    if (kind == Nemesis::sentinel_failover_release && !holder_about_to_release()) return false;
     support::RedisServer& old_master = sentinels_->master();
     const std::uint16_t before = old_master.port();
     try {  // nothing to promote until the last victim is back as a replica
@@ -203,9 +221,9 @@ bool NemesisRunner::fail_over(Nemesis kind) {
     const Nanos start = now_ns();
     std::uint16_t after;
     std::string how;
-    if (kind == Nemesis::sentinel_failover) {
+    if (kind == Nemesis::sentinel_failover || kind == Nemesis::sentinel_failover_release) {
         after = sentinels_->failover();
-        how = "SENTINEL FAILOVER";
+        how = kind == Nemesis::sentinel_failover ? "SENTINEL FAILOVER" : "SENTINEL FAILOVER as a holder releases";
     } else {
         old_master.kill();
         after = sentinels_->wait_for_new_master(before);
@@ -233,8 +251,10 @@ bool NemesisRunner::fail_over(Nemesis kind) {
 }
 
 // A lock's slot (its hash tag's: every key of the lock moves with it) to the
-// next master, keys and all, as redis-cli --cluster reshard does: the
-// workers meet MOVED and, mid-migration, ASK.
+// next master, keys and all, as redis-cli --cluster reshard does, but slowly:
+// MIGRATING for half a lease to a lease and a half (acquires and releases
+// meet ASK), then the keys one at a time (a multi-key script meets them split:
+// TRYAGAIN), then the new owner (MOVED). Releases land inside the migration.
 void NemesisRunner::migrate_slot() {
     if (!cluster_) throw std::logic_error("nemesis cluster-migrate-slot without a cluster");
     const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
@@ -242,7 +262,9 @@ void NemesisRunner::migrate_slot() {
     const std::size_t from = cluster_->owner_of(slot);
     const std::size_t to = (from + 1) % cluster_->size();
     const Nanos start = now_ns();
-    cluster_->move_slot(slot, to);
+    cluster_->start_move(slot, to);
+    std::this_thread::sleep_for(scaled(0.5, 1.5));
+    cluster_->finish_move(slot, to, std::chrono::milliseconds(lease_.count() / 20 + 1));
     const Nanos end = now_ns();
     log_.write(Fault{start, end, Nemesis::cluster_migrate_slot, -1, lock,
                      "slot " + std::to_string(slot) + " of " + lock_name(lock) + " moved from :" +
