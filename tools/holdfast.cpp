@@ -8,6 +8,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
+#include "cli/process.hpp"
 #include "holdfast/holdfast.hpp"
 #include "holdfast/version.hpp"
 
@@ -150,7 +151,7 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
     auto* sub = app.add_subcommand("run", "Take lock NAME, run COMMAND while holding it, release it when COMMAND exits");
     sub->add_option("NAME", run.name, "Lock name")->required()->check(non_empty);
-    auto* lease = add_duration(*sub, "--lease", run.lease,
+    add_duration(*sub, "--lease", run.lease,
                  "Hold the lock for this long, not renewed (default: renewed while COMMAND runs)",
                  duration_at_least(1ms, "is not a lease: it must be greater than 0"));
     add_duration(*sub, "-w,--wait", run.wait,
@@ -178,7 +179,23 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
     for (auto* a : kinds)
         for (auto* b : kinds)
             if (a != b) a->excludes(b);
-    semaphore->excludes(lease);  // a semaphore's permits have no lease
+    sub->add_option_function<std::string>(
+           "--signal",
+           [&run](const std::string& text) {
+               run.stop_signal = *parse_signal(text);
+           },
+           "What the command's process group gets when the hold is lost or holdfast dies, as timeout -s: "
+           "--signal INT [TERM]")
+        ->type_name("SIG")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                return parse_signal(text) ? std::string() : "'" + text + "' is no signal (e.g. TERM, INT, KILL, 9)";
+            },
+            ""));
+    add_duration(*sub, "--kill-after", run.kill_after,
+                 "Then SIGKILL to the group if the command still runs this long after the signal (or after a "
+                 "signal passed on to it), as timeout -k: --kill-after 30s (default: never)",
+                 duration_at_least(0ms, ""));
     sub->add_option("COMMAND", run.command, "The command and its arguments; put -- before it")->required();
     sub->footer(run_footer);
     return sub;
@@ -205,6 +222,11 @@ CLI::App* add_unlock(CLI::App& app, UnlockOptions& unlock) {
     auto* sub = app.add_subcommand("unlock", "Delete lock NAME whoever holds it (requires --force)");
     sub->add_option("NAME", unlock.name, "Lock name")->required()->check(non_empty);
     sub->add_flag("--force", unlock.force, "Yes, delete it: its holder is not told and may still believe it holds it");
+    sub->add_option_function<std::string>(
+           "--permits", [&unlock](const std::string& text) { unlock.permits = parse_permits(text); },
+           "A semaphore: after taking back its permits, set its free count to N: --permits 4")
+        ->type_name("N")
+        ->check(permits_check);
     return sub;
 }
 

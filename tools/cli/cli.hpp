@@ -1,6 +1,8 @@
 // What the command line asked for, the exit codes, and the commands that act on it.
 #pragma once
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -48,10 +50,13 @@ enum class Primitive { lock, fair, spin, fenced, shared, exclusive };
 struct RunOptions {
     std::string name;
     Primitive primitive = Primitive::lock;
-    std::optional<Duration> lease;  // nullopt: watchdog-renewed while the command runs
+    std::optional<Duration> lease;  // nullopt: renewed while the command runs
     std::optional<Duration> wait;   // nullopt: wait as long as it takes
+    int conflict_exit_code = exit_code::timed_out;  // -E: when the wait runs out
     std::optional<std::int64_t> permits;  // --semaphore N: a permit of a semaphore of N, not a lock
-    std::vector<std::string> command;
+    int stop_signal = SIGTERM;            // --signal: to the command's group when the hold is lost
+    std::optional<Duration> kill_after;   // --kill-after: then SIGKILL
+    std::vector<std::string> command;     // empty: hold until signalled
 };
 
 struct StatusOptions {
@@ -67,6 +72,7 @@ struct ListOptions {
 struct UnlockOptions {
     std::string name;
     bool force = false;
+    std::optional<std::int64_t> permits;  // --permits N: a semaphore's count after the repair
 };
 
 /// One line on stderr, "holdfast: <message>". One stdio call, so a line
