@@ -156,10 +156,10 @@ struct HOLDFAST_EXPORT Config {
     /// Fills a Config from a URI (docs/deployments.md):
     ///   redis://[user:password@]host[:port][/db]            (rediss:// for TLS)
     ///   unix://[[user]:password@]/path.sock[?db=N&password=...&username=...]
-    ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master
+    ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db][?sentinel_password=...]#master
     ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
-    /// (rediss-sentinel://, rediss-cluster:// for TLS). Sentinels default to
-    /// port 26379, servers to 6379. %-escapes work in the user and password.
+    /// (rediss-sentinel://, rediss-cluster:// for TLS; a sentinel URI's user:password is the master's,
+    /// ?sentinel_password=&sentinel_username= the sentinels'). Ports: 26379 for sentinels, else 6379. %-escapes work.
     /// Throws std::invalid_argument on a malformed URI.
     static Config from_uri(std::string_view uri);
 

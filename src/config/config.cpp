@@ -22,7 +22,8 @@ std::string redacted(std::string_view uri) {
         const auto secret = colon != std::string::npos && colon < at ? colon + 1 : begin;
         text.replace(secret, at - secret, "***");
     }
-    if (const auto p = text.find("password="); p != std::string::npos) {
+    // password= and sentinel_password=, each.
+    for (auto p = text.find("password="); p != std::string::npos; p = text.find("password=", p + 9)) {
         const auto end = text.find('&', p);
         text.replace(p + 9, (end == std::string::npos ? text.size() : end) - (p + 9), "***");
     }
@@ -33,7 +34,8 @@ std::string redacted(std::string_view uri) {
     throw std::invalid_argument("holdfast: bad Redis URI " + detail::quoted(redacted(uri)) + ": " + why +
                                 " (expected redis[s]://[user:password@]host[:port][/db], "
                                 "unix://[[user]:password@]/path.sock[?db=N&password=...], "
-                                "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master or "
+                                "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]"
+                                "[?sentinel_password=...]#master or "
                                 "redis[s]-cluster://[user:password@]host[:port][,host[:port]...])");
 }
 
@@ -78,21 +80,37 @@ void read_userinfo(std::string_view userinfo, std::string_view uri, Config& conf
     }
 }
 
-// A unix:// URI's query: db=N, password=..., username=... (redis-py's names).
-void read_parameters(std::string_view query, std::string_view uri, Config& config) {
+// Calls read(key, value) for each key=value of a URI's query.
+template <class Read>
+void each_parameter(std::string_view query, Read read) {
     for (;;) {
         const auto amp = query.find('&');
         const std::string_view pair = query.substr(0, amp);
         const auto eq = pair.find('=');
-        const std::string_view key = pair.substr(0, eq);
-        const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+        read(pair.substr(0, eq), eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
+        if (amp == std::string_view::npos) return;
+        query.remove_prefix(amp + 1);
+    }
+}
+
+// A unix:// URI's query: db=N, password=..., username=... (redis-py's names).
+void read_parameters(std::string_view query, std::string_view uri, Config& config) {
+    each_parameter(query, [&](std::string_view key, std::string_view value) {
         if (key == "db") config.database = parse_number<int>(value, uri, "database");
         else if (key == "password") config.password = percent_decode(value, uri);
         else if (key == "username") config.username = percent_decode(value, uri);
         else bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: db, password, username)");
-        if (amp == std::string_view::npos) return;
-        query.remove_prefix(amp + 1);
-    }
+    });
+}
+
+// A redis-sentinel:// URI's query: the sentinels' own credentials (the
+// userinfo before '@' is the master's).
+void read_sentinel_parameters(std::string_view query, std::string_view uri, Config& config) {
+    each_parameter(query, [&](std::string_view key, std::string_view value) {
+        if (key == "sentinel_password") config.sentinel_password = percent_decode(value, uri);
+        else if (key == "sentinel_username") config.sentinel_username = percent_decode(value, uri);
+        else bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: sentinel_password, sentinel_username)");
+    });
 }
 
 // host[:port], [v6addr][:port].
@@ -171,6 +189,11 @@ Config Config::from_uri(std::string_view uri) {
         if (config.topology != Topology::sentinel) bad_uri(uri, "a #master-name is only for redis-sentinel://");
         config.sentinel_master = percent_decode(rest.substr(hash + 1), uri);
         rest = rest.substr(0, hash);
+    }
+    if (auto q = rest.find('?'); q != std::string_view::npos) {
+        if (config.topology != Topology::sentinel) bad_uri(uri, "?parameters are only for redis-sentinel:// and unix://");
+        read_sentinel_parameters(rest.substr(q + 1), uri, config);
+        rest = rest.substr(0, q);
     }
     if (auto slash = rest.find('/'); slash != std::string_view::npos) {
         if (slash + 1 < rest.size()) config.database = parse_number<int>(rest.substr(slash + 1), uri, "database");
