@@ -104,6 +104,7 @@ public:
 
     pid_t pid() const { return pid_; }
     std::string err() const { return read_file(err_); }
+    std::string out() const { return read_file(out_); }
 
     /// Waits for the exit; kills it and fails the test after `within`.
     Finished wait(std::chrono::milliseconds within = 60s) {

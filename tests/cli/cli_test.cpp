@@ -317,7 +317,6 @@ TEST_F(CliUsage, BadArgumentsExit2) {
          {std::vector<std::string>{"run", "--wait", "1.5q", "job", "--", "true"},
           {"run", "--wait", "-1s", "job", "--", "true"},
           {"run", "--lease", "0", "job", "--", "true"},
-          {"run", "job"},
           {"run", "job", "sh", "-c", "true"},
           {"--watchdog-timeout", "1ms", "status", "job"},
           {"status", ""},

@@ -38,9 +38,12 @@ public:
 };
 
 struct GlobalOptions {
-    std::string url = "redis://127.0.0.1:6379";
+    std::optional<std::string> url;            // nullopt: --url-file, HOLDFAST_URL, REDIS_URL, or localhost
+    std::string url_file;                      // --url-file: the URL on its first line
     std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
+    std::optional<Duration> timeout;           // --timeout: connecting, and each reply (nullopt: 3 s)
     std::string tls_ca, tls_cert, tls_key;     // empty: the system's CAs, no client certificate
+    std::string tls_server_name;               // empty: the host connected to
     bool verbose = false;                      // -v: the client's events on stderr
 };
 
@@ -57,10 +60,11 @@ struct RunOptions {
     int stop_signal = SIGTERM;            // --signal: to the command's group when the hold is lost
     std::optional<Duration> kill_after;   // --kill-after: then SIGKILL
     std::vector<std::string> command;     // empty: hold until signalled
+    bool json = false;                    // the held line and errors as JSON
 };
 
 struct StatusOptions {
-    std::string name;
+    std::vector<std::string> names;
     bool json = false;
 };
 
@@ -73,11 +77,21 @@ struct UnlockOptions {
     std::string name;
     bool force = false;
     std::optional<std::int64_t> permits;  // --permits N: a semaphore's count after the repair
+    bool json = false;
 };
 
 /// One line on stderr, "holdfast: <message>". One stdio call, so a line
 /// written from the client's thread never interleaves with another.
 inline void warn(const std::string& message) { std::fprintf(stderr, "holdfast: %s\n", message.c_str()); }
+
+/// Set once, by --json, before the subcommand runs: errors are then also JSON on stdout.
+inline bool json_errors = false;
+
+/// Reports the error that ends holdfast: one line on stderr and, with --json,
+/// {"error":{"exit_code":N,"message":"..."}} on stdout. Returns `code`.
+int fail(int code, const std::string& message);
+/// The JSON line alone.
+void print_json_error(int code, const std::string& message);
 
 /// An exception's message without the library's own "holdfast: " prefix.
 inline std::string describe(const std::exception& error) {

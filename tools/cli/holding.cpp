@@ -9,6 +9,7 @@
 #include "cli/command_group.hpp"
 #include "cli/duration.hpp"
 #include "cli/hold.hpp"
+#include "cli/state_json.hpp"
 #include "common/quoted.hpp"
 
 namespace holdfast::cli {
@@ -115,9 +116,8 @@ int run_command(const Hold& hold, const RunOptions& options, Events& events) {
         group.emplace(CommandGroup::spawn(options.command, events.original_mask(),
                                           StopPolicy{options.stop_signal, options.kill_after}));
     } catch (const SpawnError& e) {
-        warn(e.what());
         hold.release();
-        return e.exit_code;
+        return fail(e.exit_code, e.what());
     }
     int status;
     {
@@ -129,11 +129,23 @@ int run_command(const Hold& hold, const RunOptions& options, Events& events) {
     return status;
 }
 
-// etcdctl lock NAME: say what is held, on one line a script can read, and hold it until told to stop.
-int hold_until_signalled(const Hold& hold, const RunOptions& options, Events& events) {
+// What is held, on one line a script can read: NAME, owner and token tab-separated, or JSON.
+void print_held(const Hold& hold, const RunOptions& options) {
+    if (options.json) {
+        std::cout << dump({{"name", options.name},
+                           {"owner", hold.owner},
+                           {"token", hold.token ? nlohmann::json(*hold.token) : nlohmann::json()}})
+                  << std::endl;
+        return;
+    }
     std::string line = detail::printable(options.name) + '\t' + detail::printable(hold.owner);
     if (hold.token) line += '\t' + std::to_string(*hold.token);
     std::cout << line << std::endl;
+}
+
+// etcdctl lock NAME: say what is held and hold it until told to stop.
+int hold_until_signalled(const Hold& hold, const RunOptions& options, Events& events) {
+    print_held(hold, options);
     std::stop_callback wake(hold.lost, events.notifier());
     for (;;) {
         const auto event = events.wait(lease_deadline(hold));
@@ -142,9 +154,8 @@ int hold_until_signalled(const Hold& hold, const RunOptions& options, Events& ev
             return exit_code::ok;
         }
         if (lost(hold)) {
-            warn(hold.why_lost + "; no longer holding it");
             hold.release();
-            return exit_code::failure;
+            return fail(exit_code::failure, hold.why_lost + "; no longer holding it");
         }
     }
 }
@@ -159,15 +170,16 @@ int hold_and_run(const Hold& hold, const RunOptions& options, Events& events, co
 }
 
 std::optional<int> unless_acquired(const Acquisition& acquisition, const RunOptions& options, const std::string& what) {
+    const std::string not_done = options.command.empty() ? "nothing held" : "the command was not run";
     switch (acquisition.outcome) {
         case Outcome::timed_out:
-            warn("timed out after " + format_duration(*options.wait) + " waiting for the " + what + " " +
-                 detail::quoted(options.name) + "; " + (options.command.empty() ? "nothing held" : "the command was not run"));
-            return options.conflict_exit_code;
+            return fail(options.conflict_exit_code, "timed out after " + format_duration(*options.wait) +
+                                                        " waiting for the " + what + " " + detail::quoted(options.name) +
+                                                        "; " + not_done);
         case Outcome::interrupted:
-            warn(signal_name(acquisition.signo) + " while waiting for the " + what + " " + detail::quoted(options.name) +
-                 "; " + (options.command.empty() ? "nothing held" : "the command was not run"));
-            return exit_code::signal_base + acquisition.signo;
+            return fail(exit_code::signal_base + acquisition.signo,
+                        signal_name(acquisition.signo) + " while waiting for the " + what + " " +
+                            detail::quoted(options.name) + "; " + not_done);
         case Outcome::acquired:
             break;
     }

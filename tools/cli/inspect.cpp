@@ -112,22 +112,24 @@ void print_state(const LockState& state, LockState::TimePoint now) {
 }  // namespace
 
 int status(const GlobalOptions& global, const StatusOptions& options) {
-    const std::string& name = options.name;
     const Config config = make_config(global);
     Client client(config);
-    const LockState state = inspect(client, name);
-    if (options.json) {
-        std::cout << dump(to_json(state)) << '\n';
-        return state.kind == Kind::not_a_primitive ? exit_code::failure : exit_code::ok;
+    int code = exit_code::ok;
+    for (const std::string& name : options.names) {
+        const LockState state = inspect(client, name);
+        if (options.json) {
+            std::cout << dump(to_json(state)) << '\n';
+            if (state.kind == Kind::not_a_primitive) code = exit_code::failure;
+        } else if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
+            code = fail(exit_code::failure,
+                        "cannot show " + detail::quoted(name) + " on " + config.server_name() + ": the key holds " +
+                            (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
+                            ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
+        } else {
+            print_state(state, std::chrono::system_clock::now());
+        }
     }
-    if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
-        warn("cannot show " + detail::quoted(name) + " on " + config.server_name() + ": the key holds " +
-             (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
-             ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
-        return exit_code::failure;
-    }
-    print_state(state, std::chrono::system_clock::now());
-    return exit_code::ok;
+    return code;
 }
 
 }  // namespace holdfast::cli
