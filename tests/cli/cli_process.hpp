@@ -129,6 +129,16 @@ private:
     Clock::time_point started_;
 };
 
+// A lock held by a client of the test's own: what holdfast run waits for.
+struct HeldLock {
+    HeldLock(const Config& config, const std::string& name) : client(config), lock(client, name) { lock.lock(); }
+    ~HeldLock() {
+        if (lock.is_held_by_current_thread()) lock.unlock();
+    }
+    Client client;
+    Lock lock;
+};
+
 class CliTest : public RedisTest {
 protected:
     void SetUp() override {
@@ -145,6 +155,8 @@ protected:
         return std::make_unique<Cli>(args, dir, env);
     }
     Finished holdfast(std::vector<std::string> args) { return start(std::move(args))->wait(); }
+    /// Lock `name`, held until the result goes (or its lock is unlocked).
+    std::unique_ptr<HeldLock> hold(const std::string& name) { return std::make_unique<HeldLock>(config(), name); }
 
     std::string path(const std::string& name) const { return (dir / name).string(); }
     /// The pid a command wrote to `name` (echo $$ > name), once the line is complete.

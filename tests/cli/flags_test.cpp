@@ -43,16 +43,14 @@ TEST(CliTlsServerName, ChoosesTheNameTheCertificateMustCarry) {
 }
 
 TEST_F(CliFlags, UnlockJsonSaysWhatItDid) {
-    Client client(config());
-    Lock lock(client, "job");
-    lock.lock();
+    const auto held = hold("job");
     const auto result = holdfast({"unlock", "--force", "--json", "job"});
     ASSERT_EQ(result.status, 0) << result.err;
     const auto done = json::parse(result.out);
     EXPECT_EQ(done["name"], "job");
     EXPECT_EQ(done["unlocked"], true);
     EXPECT_EQ(done["was"]["kind"], "lock");
-    EXPECT_EQ(done["was"]["holders"][0]["owner"], client.current_owner());
+    EXPECT_EQ(done["was"]["holders"][0]["owner"], held->client.current_owner());
     EXPECT_EQ(done["permits_available"], nullptr);
     EXPECT_EQ(json::parse(holdfast({"unlock", "--force", "--json", "job"}).out)["unlocked"], false);
 
@@ -83,17 +81,12 @@ TEST_F(CliFlags, JsonReportsEveryError) {
     raw->command({"RPUSH", "queue", "x"});
     EXPECT_NE(error_of(holdfast({"unlock", "--force", "--json", "queue"}), 1).find("not a lock"), std::string::npos);
 
-    Client client(config());
-    Lock lock(client, "job");
-    lock.lock();
+    const auto held = hold("job");
     EXPECT_NE(error_of(holdfast({"run", "--json", "-n", "job"}), 75).find("timed out"), std::string::npos);
-    lock.unlock();
 }
 
 TEST_F(CliFlags, StatusTakesSeveralNames) {
-    Client client(config());
-    Lock lock(client, "a");
-    lock.lock();
+    const auto held = hold("a");
     const auto result = holdfast({"status", "a", "b"});
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_TRUE(result.out.starts_with("a: locked\n")) << result.out;
@@ -110,7 +103,6 @@ TEST_F(CliFlags, StatusTakesSeveralNames) {
     EXPECT_EQ(text.status, 1);
     EXPECT_EQ(text.out, "b: free\n");
     EXPECT_NE(text.err.find("cannot show 'q'"), std::string::npos) << text.err;
-    lock.unlock();
 }
 
 }  // namespace

@@ -12,30 +12,25 @@ namespace {
 using CliHabits = CliTest;
 
 TEST_F(CliHabits, NonblockTriesOnce) {
-    Client client(config());
-    Lock lock(client, "job");
-    lock.lock();
+    auto held = hold("job");
     const auto result = holdfast({"run", "-n", "job", "--", "touch", path("marker")});
     EXPECT_EQ(result.status, 75);
     EXPECT_NE(result.err.find("timed out after 0ms waiting for the lock 'job'"), std::string::npos) << result.err;
     EXPECT_FALSE(fs::exists(path("marker")));
     EXPECT_EQ(holdfast({"run", "--nonblock", "job", "--", "true"}).status, 75);
     EXPECT_EQ(holdfast({"run", "-n", "--wait", "1s", "job", "--", "true"}).status, 2);
-    lock.unlock();
+    held.reset();
     EXPECT_EQ(holdfast({"run", "-n", "job", "--", "touch", path("marker")}).status, 0);
     EXPECT_TRUE(fs::exists(path("marker")));
 }
 
 TEST_F(CliHabits, ConflictExitCodeReplaces75) {
-    Client client(config());
-    Lock lock(client, "job");
-    lock.lock();
+    const auto held = hold("job");
     EXPECT_EQ(holdfast({"run", "-n", "-E", "0", "job", "--", "true"}).status, 0);
     EXPECT_EQ(holdfast({"run", "--wait", "100ms", "--conflict-exit-code", "3", "job", "--", "true"}).status, 3);
     const auto bad = holdfast({"run", "-n", "-E", "256", "job", "--", "true"});
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.err.find("put -- before it"), std::string::npos) << "-E is holdfast's own: " << bad.err;
-    lock.unlock();
 }
 
 TEST_F(CliHabits, CommandStringRunsThroughSh) {
