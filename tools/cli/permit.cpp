@@ -127,7 +127,11 @@ int run_with_permit(Client& client, const Config& config, bool verbose, const Ru
     try {
         renewal.emplace(semaphore, id, lease, !options.lease, verbose);
     } catch (const std::exception&) {
-        semaphore.try_release(id);  // it would come back when its lease ends anyway
+        try {
+            semaphore.try_release(id);
+        } catch (const std::exception&) {
+            // It comes back by itself when its lease ends; the first error is the one to report.
+        }
         throw;
     }
     const std::string named = "the permit of the semaphore " + detail::quoted(options.name);
