@@ -62,10 +62,15 @@ TEST_F(CliTerminal, TheCommandReadsTheTerminal) {
 }
 
 TEST_F(CliTerminal, CtrlCStopsTheCommandAndHoldfastReleases) {
-    start_on_terminal({"run", "job", "--", "sh", "-c", "echo $$ > " + path("pid") + "; sleep 100"});
+    // exec: dash run with -c catches SIGINT itself, and one that lands before it forks is lost.
+    start_on_terminal({"run", "job", "--", "sh", "-c", "echo $$ > " + path("pid") + "; exec sleep 100"});
     ASSERT_TRUE(eventually([&] { return read_file(path("pid")).ends_with('\n'); }, 20s));
+    const pid_t command = std::stoi(read_file(path("pid")));
+    const pid_t foreground = ::tcgetpgrp(master_);
     type("\x03");
-    EXPECT_EQ(wait_exit(), 128 + SIGINT);
+    EXPECT_EQ(wait_exit(), 128 + SIGINT) << "holdfast " << pid_ << " in state " << state_of(pid_) << "; command "
+                                         << command << " in state " << state_of(command) << "; foreground group "
+                                         << foreground << " when ^C was typed";
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0) << "holdfast died of the ^C instead of releasing";
 }
 
