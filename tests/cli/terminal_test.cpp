@@ -23,6 +23,17 @@ protected:
     // holdfast --url <server> args..., on a new terminal whose foreground it is.
     void start_on_terminal(std::vector<std::string> args) {
         args.insert(args.begin(), {HOLDFAST_CLI, "--url", server->url()});
+        spawn_on_terminal(std::move(args));
+    }
+
+    // A shell script on a new terminal, without job control (as a script
+    // run from an interactive shell): its commands share its process group.
+    // "$0" in it runs holdfast --url <server>.
+    void start_script_on_terminal(const std::string& script) {
+        spawn_on_terminal({"/bin/sh", "-c", script, HOLDFAST_CLI, "--url", server->url()});
+    }
+
+    void spawn_on_terminal(std::vector<std::string> args) {
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
@@ -87,6 +98,25 @@ TEST_F(CliTerminal, CtrlZStopsHoldfastWithTheCommand) {
     type("again\n");
     EXPECT_EQ(wait_exit(), 0);
     EXPECT_EQ(read_file(path("got")), "again\n");
+}
+
+// The script waits for holdfast: the command may have the terminal.
+TEST_F(CliTerminal, ACommandRunFromAScriptReadsTheTerminal) {
+    start_script_on_terminal("\"$0\" \"$1\" \"$2\" run job -- sh -c 'read line; echo \"$line\" > " + path("got") +
+                             "'; true");
+    type("hello\n");
+    EXPECT_EQ(wait_exit(), 0) << "the command was left outside the foreground";
+    EXPECT_EQ(read_file(path("got")), "hello\n");
+}
+
+// A pipeline's other stage shares holdfast's group and reads the terminal,
+// as `holdfast run ... | less` does: it keeps the terminal.
+TEST_F(CliTerminal, APipelineStageBesideHoldfastKeepsTheTerminal) {
+    start_script_on_terminal("\"$0\" \"$1\" \"$2\" run job -- echo done | { read out; read key < /dev/tty; echo \"$out "
+                             "$key\" > " + path("got") + "; }");
+    type("k\n");
+    EXPECT_EQ(wait_exit(), 0) << "the stage reading the terminal was stopped: the command took the foreground";
+    EXPECT_EQ(read_file(path("got")), "done k\n");
 }
 
 }  // namespace

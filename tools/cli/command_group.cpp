@@ -15,6 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/process.hpp"
+#include "cli/terminal.hpp"
 
 extern char** environ;
 
@@ -177,14 +178,6 @@ std::vector<std::string> candidates(const std::string& command) {
     }
 }
 
-// The terminal whose foreground is holdfast's process group (stdin's,
-// stdout's or stderr's), or -1: then the command's group stays in the background.
-int foreground_terminal() {
-    for (int fd : {0, 1, 2})
-        if (::isatty(fd) && ::tcgetpgrp(fd) == ::getpgrp()) return fd;
-    return -1;
-}
-
 struct Pipe {
     int read = -1, write = -1;
     Pipe() {
@@ -211,7 +204,7 @@ CommandGroup CommandGroup::spawn(const std::vector<std::string>& argv, const sig
     const std::vector<std::string> found = candidates(argv[0]);
 
     Pipe spawned, report, release;
-    Plan plan{{}, args.data(), mask, ::getpid(), ::getpgrp(), foreground_terminal(), stop.signal,
+    Plan plan{{}, args.data(), mask, ::getpid(), ::getpgrp(), terminal_for_command(), stop.signal,
               stop.kill_after ? static_cast<long long>(stop.kill_after->count()) : -1, open_descriptors(),
               spawned.write, report.write, release.read};
     for (const auto& path : found) plan.paths.push_back(const_cast<char*>(path.c_str()));
@@ -275,7 +268,9 @@ CommandGroup::Report CommandGroup::read_report() {
 void CommandGroup::signal(int signo) const { signal_group(command_, signo); }
 
 void CommandGroup::follow_stop() const {
-    ::kill(::getpid(), SIGSTOP);
+    // holdfast's whole group, as ^Z would have stopped it without holdfast
+    // (a script running holdfast, say), so the shell sees its job stopped.
+    ::kill(0, SIGSTOP);
     // Continued: by fg (the terminal is holdfast's group's again) or by bg.
     if (terminal_ >= 0 && ::tcgetpgrp(terminal_) == ::getpgrp()) ::tcsetpgrp(terminal_, command_);
     ::kill(-command_, SIGCONT);

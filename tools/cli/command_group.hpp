@@ -56,10 +56,9 @@ public:
         int status = 0;
     };
 
-    /// Starts argv[0] (searched in PATH, as execvp does) under `mask`. When
-    /// holdfast's process group is the foreground of its terminal, the
-    /// command's group becomes the foreground instead, so the command reads
-    /// the terminal and gets its ^C and ^Z. Throws SpawnError.
+    /// Starts argv[0] (searched in PATH, as execvp does) under `mask`. Its
+    /// group gets the terminal's foreground when holdfast may hand it over
+    /// (terminal_for_command()). Throws SpawnError.
     static CommandGroup spawn(const std::vector<std::string>& argv, const sigset_t& mask, const StopPolicy& stop);
 
     CommandGroup(CommandGroup&& other) noexcept;
@@ -78,7 +77,7 @@ public:
     /// Whether the command's group got the terminal's foreground.
     bool has_terminal() const { return terminal_ >= 0; }
     /// After a `stopped` report from a command with the terminal: stops
-    /// holdfast itself, so the shell's job control sees the job stopped; once
+    /// holdfast's process group, so the shell's job control sees the job stopped; once
     /// continued (fg, bg), gives the terminal back if it has it, and continues the group.
     void follow_stop() const;
     /// After the `exited` report: lets the supervisor reap the command, reaps
