@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() != 0 && cli::asks_for_json(argc, argv)) cli::print_json_error(cli::exit_code::usage, e.what());
+        if (e.get_exit_code() != 0 && cli::asks_for_json(argc, argv))
+            cli::print_json_error(cli::exit_code::usage, e.what());
         return app.exit(e) == 0 ? cli::exit_code::ok : cli::exit_code::usage;  // 0: --help
     }
 

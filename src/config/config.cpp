@@ -109,7 +109,8 @@ void read_sentinel_parameters(std::string_view query, std::string_view uri, Conf
     each_parameter(query, [&](std::string_view key, std::string_view value) {
         if (key == "sentinel_password") config.sentinel_password = percent_decode(value, uri);
         else if (key == "sentinel_username") config.sentinel_username = percent_decode(value, uri);
-        else bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: sentinel_password, sentinel_username)");
+        else
+            bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: sentinel_password, sentinel_username)");
     });
 }
 
@@ -191,7 +192,8 @@ Config Config::from_uri(std::string_view uri) {
         rest = rest.substr(0, hash);
     }
     if (auto q = rest.find('?'); q != std::string_view::npos) {
-        if (config.topology != Topology::sentinel) bad_uri(uri, "?parameters are only for redis-sentinel:// and unix://");
+        if (config.topology != Topology::sentinel)
+            bad_uri(uri, "?parameters are only for redis-sentinel:// and unix://");
         read_sentinel_parameters(rest.substr(q + 1), uri, config);
         rest = rest.substr(0, q);
     }

@@ -115,7 +115,7 @@ TEST_F(CliSemaphore, SharesTheCountWithAPlainSemaphore) {
     plain.acquire();
     EXPECT_EQ(holdfast({"run", "--semaphore", "1", "--wait", "200ms", "pool", "--", "true"}).status, 75);
     auto waiting = start({"run", "--semaphore", "1", "pool", "--", "touch", path("ran")});
-    ASSERT_TRUE(eventually([&] { return raw->command({"PUBSUB", "NUMSUB", "redisson_sc:{pool}"})->element[1]->integer == 1; }));
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_sc:{pool}") == 1; }));
     plain.release();  // wakes the holdfast waiting
     const auto result = waiting->wait();
     EXPECT_EQ(result.status, 0) << result.err;

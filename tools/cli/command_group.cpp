@@ -108,7 +108,8 @@ int shell_status(const siginfo_t& info) {
             if (plan.kill_after_ms >= 0) kill_at = monotonic_ms() + plan.kill_after_ms;
         }
         siginfo_t info{};
-        if (::waitid(P_PID, static_cast<id_t>(command), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == command) {
+        const id_t id = static_cast<id_t>(command);
+        if (::waitid(P_PID, id, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == command) {
             if (orphaned) {
                 if (plan.kill_after_ms >= 0) ::kill(-command, SIGKILL);  // what is left of the group
             } else {
@@ -123,8 +124,7 @@ int shell_status(const siginfo_t& info) {
             ::_exit(0);
         }
         info = {};
-        if (::waitid(P_PID, static_cast<id_t>(command), &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == command &&
-            !orphaned)
+        if (::waitid(P_PID, id, &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == command && !orphaned)
             send(plan.report, {Message::stopped, 0});
         timespec timeout{};
         if (kill_at >= 0) {

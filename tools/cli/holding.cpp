@@ -174,8 +174,8 @@ std::optional<int> unless_acquired(const Acquisition& acquisition, const RunOpti
     switch (acquisition.outcome) {
         case Outcome::timed_out:
             return fail(options.conflict_exit_code, "timed out after " + format_duration(*options.wait) +
-                                                        " waiting for the " + what + " " + detail::quoted(options.name) +
-                                                        "; " + not_done);
+                                                        " waiting for the " + what + " " +
+                                                        detail::quoted(options.name) + "; " + not_done);
         case Outcome::interrupted:
             return fail(exit_code::signal_base + acquisition.signo,
                         signal_name(acquisition.signo) + " while waiting for the " + what + " " +

@@ -121,10 +121,12 @@ int status(const GlobalOptions& global, const StatusOptions& options) {
             std::cout << dump(to_json(state)) << '\n';
             if (state.kind == Kind::not_a_primitive) code = exit_code::failure;
         } else if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
-            code = fail(exit_code::failure,
-                        "cannot show " + detail::quoted(name) + " on " + config.server_name() + ": the key holds " +
-                            (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
-                            ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
+            const std::string held =
+                beyond_int64(state) ? beyond_int64_description(state) : printable(state.description);
+            code = fail(exit_code::failure, "cannot show " + detail::quoted(name) + " on " + config.server_name() +
+                                                ": the key holds " + held +
+                                                ", not a lock or any other holdfast/Redisson primitive; pick another "
+                                                "name or delete the key");
         } else {
             print_state(state, std::chrono::system_clock::now());
         }

@@ -118,7 +118,9 @@ CLI::Option* add_duration(CLI::App& app, const std::string& flags, std::optional
 }
 
 CLI::Option* add_file(CLI::App& app, const std::string& flags, std::string& target, const std::string& help) {
-    return app.add_option(flags, target, help)->type_name("FILE")->check(CLI::Validator(CLI::ExistingFile).description(""));
+    return app.add_option(flags, target, help)
+        ->type_name("FILE")
+        ->check(CLI::Validator(CLI::ExistingFile).description(""));
 }
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {

@@ -84,7 +84,8 @@ int run(const GlobalOptions& global, const RunOptions& options) {
                       : "lost the lock " + detail::quoted(options.name) +
                             " (no renewal confirmed for a whole lease, or it expired or was force-unlocked)";
     // Taken now: once the watchdog has found the hold gone it no longer hands out the token.
-    const Hold hold{owner, acquisition.token, lock.lease_lost_token(owner), {}, why_lost, [&] { release(lock, owner); }};
+    const Hold hold{owner,    acquisition.token, lock.lease_lost_token(owner), {},
+                    why_lost, [&] { release(lock, owner); }};
     return hold_and_run(hold, options, events, inherited);
 }
 

@@ -89,19 +89,21 @@ std::optional<std::string> refusal(const LockState& state, const UnlockOptions& 
     switch (state.kind) {
         case Kind::counter:
             if (options.permits) break;
-            return "it is a semaphore (or a count-down latch) that keeps no record of who holds its permits (taken by "
-                   "Redisson's RSemaphore, or by holdfast 0.1's run --semaphore), so none can be taken back; "
-                   "`holdfast unlock --force --permits N " + name + "` sets its free count to N, and `holdfast status " +
-                   name + "` shows it now";
+            return "it is a semaphore (or a count-down latch) that keeps no record of who holds its permits "
+                   "(taken by Redisson's RSemaphore, or by holdfast 0.1's run --semaphore), so none can be taken "
+                   "back; `holdfast unlock --force --permits N " + name + "` sets its free count to N, and "
+                   "`holdfast status " + name + "` shows it now";
         case Kind::simple_lock:
-            if (beyond_int64(state)) return "the key holds " + beyond_int64_description(state) + ", not a lock; delete the key yourself";
+            if (beyond_int64(state))
+                return "the key holds " + beyond_int64_description(state) + ", not a lock; delete the key yourself";
             // Every SimpleLock key is set with an expiry; a string without one is someone's data.
             if (!state.ttl)
-                return std::string("the key is a string without an expiry, not a simple lock (whose key always has one); "
-                                   "pick another name or delete the key yourself");
+                return std::string("the key is a string without an expiry, not a simple lock (whose key always has "
+                                   "one); pick another name or delete the key yourself");
             break;
         case Kind::not_a_primitive:
-            return "the key holds " + printable(state.description) + ", not a lock; pick another name or delete the key yourself";
+            return "the key holds " + printable(state.description) +
+                   ", not a lock; pick another name or delete the key yourself";
         default:
             break;
     }
@@ -123,13 +125,14 @@ int unlock(const GlobalOptions& global, const UnlockOptions& options) {
     Client client(config);
     const LockState state = inspect(client, options.name);
     const std::string where = detail::quoted(options.name) + " on " + config.server_name();
-    if (const auto why = refusal(state, options)) return fail(exit_code::failure, "cannot force-unlock " + where + ": " + *why);
+    if (const auto why = refusal(state, options))
+        return fail(exit_code::failure, "cannot force-unlock " + where + ": " + *why);
     const bool semaphore = state.kind == Kind::counter || state.kind == Kind::permit_expirable_semaphore;
     if (options.permits && !semaphore && state.kind != Kind::free)
         return fail(exit_code::usage,
                     "--permits is for a semaphore, and " + where + " is a lock; leave it out to force-unlock the lock");
     const Done done = semaphore || options.permits ? repair_semaphore(client, state, options)
-                                                   : Done{force_unlock(client, state)};
+                                                   : Done{force_unlock(client, state), std::nullopt, std::nullopt};
     print(state, done, options);
     return exit_code::ok;
 }
