@@ -194,12 +194,14 @@ struct HOLDFAST_EXPORT Config {
     /// Fills a Config from a URI (docs/deployments.md):
     ///   redis://[user:password@]host[:port][/db]            (rediss:// for TLS)
     ///   unix://[[user]:password@]/path.sock[?db=N&password=...&username=...]
-    ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master
+    ///   redis-sentinel://[user:password@]host[:port][,host[:port]...][/db][?sentinel_password=...]#master
     ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
     /// (rediss-sentinel://, rediss-cluster:// for TLS), each with optional
     /// settings after a `?` (before a #master), &-separated:
     ///   key_prefix=P, fair_lock_wait_timeout=MS, scan_interval=MS,
-    ///   nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...] (host[:port] each).
+    ///   nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...] (host[:port] each),
+    ///   and for a sentinel URI sentinel_password=P, sentinel_username=U: the
+    ///   sentinels' own credentials (its user:password is the master's).
     /// Sentinels default to port 26379, servers to 6379. %-escapes work in the
     /// user, the password and the settings' values.
     /// Throws std::invalid_argument on a malformed URI.

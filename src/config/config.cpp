@@ -22,7 +22,8 @@ std::string redacted(std::string_view uri) {
         const auto secret = colon != std::string::npos && colon < at ? colon + 1 : begin;
         text.replace(secret, at - secret, "***");
     }
-    if (const auto p = text.find("password="); p != std::string::npos) {
+    // password= and sentinel_password=, each.
+    for (auto p = text.find("password="); p != std::string::npos; p = text.find("password=", p + 9)) {
         const auto end = text.find('&', p);
         text.replace(p + 9, (end == std::string::npos ? text.size() : end) - (p + 9), "***");
     }
@@ -35,7 +36,8 @@ std::string redacted(std::string_view uri) {
                                 "unix://[[user]:password@]/path.sock[?db=N&password=...], "
                                 "redis[s]-sentinel://[user:password@]host[:port][,host[:port]...][/db]#master or "
                                 "redis[s]-cluster://[user:password@]host[:port][,host[:port]...], each with optional "
-                                "settings ?key_prefix=P&fair_lock_wait_timeout=MS&nat_map=HOST:PORT=HOST:PORT,...&scan_interval=MS)");
+                                "settings ?key_prefix=P&fair_lock_wait_timeout=MS&nat_map=HOST:PORT=HOST:PORT,...&scan_interval=MS "
+                                "(a sentinel URI also ?sentinel_password=...&sentinel_username=...))");
 }
 
 std::string percent_decode(std::string_view text, std::string_view uri) {
@@ -115,8 +117,10 @@ std::vector<NatMapping> read_nat_map(std::string_view text, std::string_view uri
 }
 
 // The settings after '?': key_prefix, fair_lock_wait_timeout, nat_map, scan_interval; for a
+// redis-sentinel:// URI also sentinel_password and sentinel_username; for a
 // unix:// URI also db, password and username (redis-py's names).
 void read_parameters(std::string_view query, std::string_view uri, Config& config, bool unix_socket) {
+    const bool sentinel = config.topology == Topology::sentinel;
     for (;;) {
         const auto amp = query.find('&');
         const std::string_view pair = query.substr(0, amp);
@@ -134,9 +138,13 @@ void read_parameters(std::string_view query, std::string_view uri, Config& confi
         else if (key == "scan_interval")
             config.cluster_scan_interval =
                 std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "scan_interval"));
+        // The sentinels' own credentials: a sentinel URI's user:password is the master's.
+        else if (sentinel && key == "sentinel_password") config.sentinel_password = percent_decode(value, uri);
+        else if (sentinel && key == "sentinel_username") config.sentinel_username = percent_decode(value, uri);
         else
             bad_uri(uri, "unknown parameter " + detail::quoted(key) + " (known: " +
                              (unix_socket ? "db, password, username, " : "") +
+                             (sentinel ? "sentinel_password, sentinel_username, " : "") +
                              "key_prefix, fair_lock_wait_timeout, nat_map, scan_interval)");
         if (amp == std::string_view::npos) return;
         query.remove_prefix(amp + 1);

@@ -29,8 +29,7 @@ TEST_F(CatalogCli, MissingArgumentsExit2) {
     const std::pair<Args, std::string> cases[] = {
         {{}, "A subcommand is required"},
         {{"run"}, "NAME is required"},
-        {{"run", "job"}, "COMMAND is required"},
-        {{"run", "job", "--"}, "COMMAND is required"},
+        {{"run", "job", "-c"}, "--command"},
         {{"status"}, "NAME is required"},
         {{"unlock", "--force"}, "NAME is required"},
         {{"run", "--wait"}, "--wait"},

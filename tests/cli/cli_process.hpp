@@ -30,6 +30,24 @@ inline std::string read_file(const fs::path& path) {
     return text.str();
 }
 
+// Whether /proc/<pid>/stat text shows a process that still runs: present, and
+// neither a zombie waiting to be reaped nor dead.
+inline bool running_per(const std::string& stat) {
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size()) return false;
+    const char state = stat[close + 2];
+    return state != 'Z' && state != 'X';
+}
+
+inline bool running(pid_t pid) { return running_per(read_file("/proc/" + std::to_string(pid) + "/stat")); }
+
+/// The process state letter of `pid` (R, S, T, Z, ...), or 0 if it is gone.
+inline char state_of(pid_t pid) {
+    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = stat.rfind(')');
+    return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
 struct Finished {
     int status = -1;  // exit code, or 128 + signal as a shell reports it
     std::string out, err;
@@ -37,10 +55,12 @@ struct Finished {
 };
 
 // One holdfast process: stdin /dev/null, stdout and stderr to files, and no
-// descriptor of the test's beyond those three.
+// descriptor of the test's beyond those three; with `own_group`, leading a
+// process group of its own, as a shell's job does.
 class Cli {
 public:
-    Cli(const std::vector<std::string>& args, const fs::path& dir, const std::vector<std::string>& env) {
+    Cli(const std::vector<std::string>& args, const fs::path& dir, const std::vector<std::string>& env,
+        bool own_group = false) {
         static int counter = 0;
         const int n = ++counter;
         out_ = dir / ("out-" + std::to_string(n));
@@ -63,9 +83,16 @@ public:
         posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+        posix_spawnattr_t attributes;
+        posix_spawnattr_init(&attributes);
+        if (own_group) {
+            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+            posix_spawnattr_setpgroup(&attributes, 0);
+        }
         started_ = Clock::now();
-        const int error = posix_spawn(&pid_, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+        const int error = posix_spawn(&pid_, cargv[0], &actions, &attributes, cargv.data(), cenv.data());
         posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attributes);
         if (error != 0) throw std::runtime_error(std::string("cannot run holdfast: ") + std::strerror(error));
     }
 
@@ -77,6 +104,7 @@ public:
 
     pid_t pid() const { return pid_; }
     std::string err() const { return read_file(err_); }
+    std::string out() const { return read_file(out_); }
 
     /// Waits for the exit; kills it and fails the test after `within`.
     Finished wait(std::chrono::milliseconds within = 60s) {
@@ -101,6 +129,16 @@ private:
     Clock::time_point started_;
 };
 
+// A lock held by a client of the test's own: what holdfast run waits for.
+struct HeldLock {
+    HeldLock(const Config& config, const std::string& name) : client(config), lock(client, name) { lock.lock(); }
+    ~HeldLock() {
+        if (lock.is_held_by_current_thread()) lock.unlock();
+    }
+    Client client;
+    Lock lock;
+};
+
 class CliTest : public RedisTest {
 protected:
     void SetUp() override {
@@ -117,8 +155,16 @@ protected:
         return std::make_unique<Cli>(args, dir, env);
     }
     Finished holdfast(std::vector<std::string> args) { return start(std::move(args))->wait(); }
+    /// Lock `name`, held until the result goes (or its lock is unlocked).
+    std::unique_ptr<HeldLock> hold(const std::string& name) { return std::make_unique<HeldLock>(config(), name); }
 
     std::string path(const std::string& name) const { return (dir / name).string(); }
+    /// The pid a command wrote to `name` (echo $$ > name), once the line is complete.
+    pid_t written_pid(const std::string& name, Cli& cli) {
+        EXPECT_TRUE(eventually([&] { return read_file(path(name)).ends_with('\n'); }, 20s)) << cli.err();
+        const std::string text = read_file(path(name));
+        return text.empty() ? -1 : std::stoi(text);
+    }
     std::string redis_cli(const std::string& args) const {
         return "redis-cli -p " + std::to_string(server->port()) + " " + args;
     }

@@ -7,17 +7,6 @@ namespace {
 
 using CliParentDeath = CliTest;
 
-// Whether /proc/<pid>/stat text shows a process that still runs: present, and
-// neither a zombie waiting to be reaped nor dead.
-bool running_per(const std::string& stat) {
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos || close + 2 >= stat.size()) return false;
-    const char state = stat[close + 2];
-    return state != 'Z' && state != 'X';
-}
-
-bool running(pid_t pid) { return running_per(read_file("/proc/" + std::to_string(pid) + "/stat")); }
-
 TEST_F(CliParentDeath, TheCommandIsStoppedBeforeTheNextHolderRuns) {
     auto first = start({"--watchdog-timeout", "1s", "run", "k9", "--", "sh", "-c",
                         "echo $$ > " + path("pid") + "; exec sleep 100"});

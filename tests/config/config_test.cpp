@@ -77,6 +77,23 @@ TEST(ConfigFromUri, ReadsSentinels) {
     EXPECT_TRUE(Config::from_uri("rediss-sentinel://s1#m").tls.enabled);
 }
 
+// The userinfo is the master's; the sentinels' own credentials (requirepass
+// on the sentinels) go in the query, before the #master-name.
+TEST(ConfigFromUri, ReadsTheSentinelsOwnCredentials) {
+    auto c = Config::from_uri("redis-sentinel://:masterpw@s1,s2/2?sentinel_password=s%26p%23w&sentinel_username=watch#m");
+    EXPECT_EQ(c.password, "masterpw");
+    EXPECT_EQ(c.username, "");
+    EXPECT_EQ(c.sentinel_password, "s&p#w");
+    EXPECT_EQ(c.sentinel_username, "watch");
+    EXPECT_EQ(c.database, 2);
+    EXPECT_EQ(c.servers, (std::vector<ServerAddress>{{"s1", 26379}, {"s2", 26379}}));
+    EXPECT_EQ(c.sentinel_master, "m");
+    auto only_sentinels = Config::from_uri("rediss-sentinel://s1:26380?sentinel_password=x#m");
+    EXPECT_EQ(only_sentinels.sentinel_password, "x");
+    EXPECT_EQ(only_sentinels.password, "");
+    EXPECT_EQ(only_sentinels.servers, (std::vector<ServerAddress>{{"s1", 26380}}));
+}
+
 TEST(ConfigFromUri, ReadsClusterSeeds) {
     auto c = Config::from_uri("redis-cluster://:pw@127.0.0.1:7000,127.0.0.1:7001");
     EXPECT_EQ(c.topology, Topology::cluster);
@@ -114,7 +131,8 @@ TEST(ConfigFromUri, ReadsTheRedissonSettings) {
 
 TEST(ConfigFromUri, ErrorsHideThePassword) {
     for (const char* uri : {"redis://alice:s3cret@h:notaport", "redis://s3cret@h:0", "unix:///s.sock?password=s3cret&x=1",
-                            "redis-sentinel://:s3cret@s1"}) {
+                            "redis-sentinel://:s3cret@s1", "redis-sentinel://s1:x?sentinel_password=s3cret#m",
+                            "redis-sentinel://:s3cret@s1?sentinel_password=s3cret&x=1#m"}) {
         try {
             Config::from_uri(uri);
             ADD_FAILURE() << uri << " was accepted";
@@ -130,7 +148,8 @@ TEST(ConfigFromUri, RejectsMalformed) {
                             "redis://h/x", "unix://relative.sock", "redis://[::1", "redis://a%zzb@h",
                             "unix:///s.sock?pass=x", "unix://:a@/s.sock?password=b", "unix://:pw@relative.sock", "redis://a,b",
                             "redis-sentinel://s1", "redis-sentinel://s1#", "redis://h#m", "redis-cluster://a/1",
-                            "redis-cluster://a,,b", "rediss://", "redis-cluster://a:0"}) {
+                            "redis-cluster://a,,b", "rediss://", "redis-cluster://a:0", "redis://h?sentinel_password=x",
+                            "redis-cluster://a?sentinel_password=x", "redis-sentinel://s1?password=x#m"}) {
         EXPECT_THROW(Config::from_uri(uri), std::invalid_argument) << uri;
     }
 }

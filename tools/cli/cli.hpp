@@ -1,6 +1,8 @@
 // What the command line asked for, the exit codes, and the commands that act on it.
 #pragma once
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -36,9 +38,12 @@ public:
 };
 
 struct GlobalOptions {
-    std::string url = "redis://127.0.0.1:6379";
+    std::optional<std::string> url;            // nullopt: --url-file, HOLDFAST_URL, REDIS_URL, or localhost
+    std::string url_file;                      // --url-file: the URL on its first line
     std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
+    std::optional<Duration> timeout;           // --timeout: connecting, and each reply (nullopt: 3 s)
     std::string tls_ca, tls_cert, tls_key;     // empty: the system's CAs, no client certificate
+    std::string tls_server_name;               // empty: the host connected to
     bool verbose = false;                      // -v: the client's events on stderr
 };
 
@@ -48,14 +53,18 @@ enum class Primitive { lock, fair, spin, fenced, shared, exclusive };
 struct RunOptions {
     std::string name;
     Primitive primitive = Primitive::lock;
-    std::optional<Duration> lease;  // nullopt: watchdog-renewed while the command runs
+    std::optional<Duration> lease;  // nullopt: renewed while the command runs
     std::optional<Duration> wait;   // nullopt: wait as long as it takes
+    int conflict_exit_code = exit_code::timed_out;  // -E: when the wait runs out
     std::optional<std::int64_t> permits;  // --semaphore N: a permit of a semaphore of N, not a lock
-    std::vector<std::string> command;
+    int stop_signal = SIGTERM;            // --signal: to the command's group when the hold is lost
+    std::optional<Duration> kill_after;   // --kill-after: then SIGKILL
+    std::vector<std::string> command;     // empty: hold until signalled
+    bool json = false;                    // the held line and errors as JSON
 };
 
 struct StatusOptions {
-    std::string name;
+    std::vector<std::string> names;
     bool json = false;
 };
 
@@ -67,11 +76,22 @@ struct ListOptions {
 struct UnlockOptions {
     std::string name;
     bool force = false;
+    std::optional<std::int64_t> permits;  // --permits N: a semaphore's count after the repair
+    bool json = false;
 };
 
 /// One line on stderr, "holdfast: <message>". One stdio call, so a line
 /// written from the client's thread never interleaves with another.
 inline void warn(const std::string& message) { std::fprintf(stderr, "holdfast: %s\n", message.c_str()); }
+
+/// Set once, by --json, before the subcommand runs: errors are then also JSON on stdout.
+inline bool json_errors = false;
+
+/// Reports the error that ends holdfast: one line on stderr and, with --json,
+/// {"error":{"exit_code":N,"message":"..."}} on stdout. Returns `code`.
+int fail(int code, const std::string& message);
+/// The JSON line alone.
+void print_json_error(int code, const std::string& message);
 
 /// An exception's message without the library's own "holdfast: " prefix.
 inline std::string describe(const std::exception& error) {

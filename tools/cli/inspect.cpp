@@ -1,10 +1,11 @@
-// holdfast status and holdfast unlock --force: look at a lock, or break it.
+// holdfast status: look at what names hold.
 #include <chrono>
 #include <iostream>
 #include <string_view>
 
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
+#include "cli/inspect.hpp"
 #include "cli/state_json.hpp"
 #include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
@@ -24,8 +25,8 @@ std::string between(LockState::TimePoint earlier, LockState::TimePoint later) {
     return format_duration(std::chrono::duration_cast<Duration>(later - earlier));
 }
 
-// A decimal integer too large for a count: Redis's INCRBY and DECRBY refuse
-// it, so it is no semaphore or latch, and no lock token either.
+}  // namespace
+
 bool beyond_int64(const LockState& state) {
     std::string_view digits = state.token;
     if (digits.starts_with('-')) digits.remove_prefix(1);
@@ -37,6 +38,8 @@ std::string beyond_int64_description(const LockState& state) {
     return "the integer " + printable(state.token) +
            ", beyond the 64-bit counts Redis and holdfast keep (so no semaphore or latch count)";
 }
+
+namespace {
 
 std::string plural(std::int64_t n, const std::string& one, const std::string& many) {
     return std::to_string(n) + ' ' + (n == 1 ? one : many);
@@ -109,82 +112,26 @@ void print_state(const LockState& state, LockState::TimePoint now) {
 }  // namespace
 
 int status(const GlobalOptions& global, const StatusOptions& options) {
-    const std::string& name = options.name;
     const Config config = make_config(global);
     Client client(config);
-    const LockState state = inspect(client, name);
-    if (options.json) {
-        std::cout << dump(to_json(state)) << '\n';
-        return state.kind == Kind::not_a_primitive ? exit_code::failure : exit_code::ok;
-    }
-    if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
-        warn("cannot show " + detail::quoted(name) + " on " + config.server_name() + ": the key holds " +
-             (beyond_int64(state) ? beyond_int64_description(state) : printable(state.description)) +
-             ", not a lock or any other holdfast/Redisson primitive; pick another name or delete the key");
-        return exit_code::failure;
-    }
-    print_state(state, std::chrono::system_clock::now());
-    return exit_code::ok;
-}
-
-int unlock(const GlobalOptions& global, const UnlockOptions& options) {
-    if (!options.force) {
-        warn("refusing to unlock " + detail::quoted(options.name) +
-             ": a lock belongs to the process that took it, and this command is not that process, so it "
-             "cannot release one hold the way the owner would. `holdfast unlock --force " + printable(options.name) +
-             "` deletes the lock whoever holds it; the holder is not stopped and may still act as if it held it.");
-        return exit_code::usage;
-    }
-    Client client(make_config(global));
-    const LockState state = inspect(client, options.name);
-    const std::string where = detail::quoted(options.name) + " on " + make_config(global).server_name();
-    bool deleted = false;
-    switch (state.kind) {
-        case Kind::free:
-            break;
-        case Kind::lock:  // waiters of a fair lock listen on their own channels: its own force-unlock wakes them
-            deleted = state.queue.empty() ? Lock(client, options.name).force_unlock()
-                                          : FairLock(client, options.name).force_unlock();
-            break;
-        case Kind::read_write_lock: {
-            ReadWriteLock rw(client, options.name);
-            deleted = (state.mode == "write" ? rw.write_lock() : rw.read_lock()).force_unlock();
-            break;
+    int code = exit_code::ok;
+    for (const std::string& name : options.names) {
+        const LockState state = inspect(client, name);
+        if (options.json) {
+            std::cout << dump(to_json(state)) << '\n';
+            if (state.kind == Kind::not_a_primitive) code = exit_code::failure;
+        } else if (state.kind == Kind::not_a_primitive || beyond_int64(state)) {
+            const std::string held =
+                beyond_int64(state) ? beyond_int64_description(state) : printable(state.description);
+            code = fail(exit_code::failure, "cannot show " + detail::quoted(name) + " on " + config.server_name() +
+                                                ": the key holds " + held +
+                                                ", not a lock or any other holdfast/Redisson primitive; pick another "
+                                                "name or delete the key");
+        } else {
+            print_state(state, std::chrono::system_clock::now());
         }
-        case Kind::simple_lock:
-            if (beyond_int64(state)) {
-                warn("cannot force-unlock " + where + ": the key holds " + beyond_int64_description(state) +
-                     ", not a lock; delete the key yourself");
-                return exit_code::failure;
-            }
-            // Every SimpleLock key is set with an expiry; a string without one is someone's data.
-            if (!state.ttl) {
-                warn("cannot force-unlock " + where + ": the key is a string without an expiry, not a simple "
-                     "lock (whose key always has one); pick another name or delete the key yourself");
-                return exit_code::failure;
-            }
-            deleted = SimpleLock(client, options.name).force_unlock();
-            break;
-        case Kind::counter:
-        case Kind::permit_expirable_semaphore:
-            warn("cannot force-unlock " + where + ": it is a semaphore or count-down latch, which has no holder "
-                 "to break; `holdfast status " + printable(options.name) + "` shows its count");
-            return exit_code::failure;
-        case Kind::not_a_primitive:
-            warn("cannot force-unlock " + where + ": the key holds " + printable(state.description) +
-                 ", not a lock; pick another name or delete the key yourself");
-            return exit_code::failure;
     }
-    if (!deleted) {
-        std::cout << printable(options.name) << ": was not locked; nothing deleted\n";
-        return exit_code::ok;
-    }
-    std::cout << printable(options.name) << ": force-unlocked (deleted the lock and woke its waiters)\n";
-    for (const auto& holder : state.holders)
-        std::cout << "  was held by: " << printable(holder.owner) << (holder.writer ? " (writer, " : " (") << "hold count "
-                  << holder.hold_count << ")\n";
-    if (state.kind == Kind::simple_lock) std::cout << "  was held by token: " << printable(state.token) << '\n';
-    return exit_code::ok;
+    return code;
 }
 
 }  // namespace holdfast::cli

@@ -18,13 +18,15 @@ namespace holdfast::cli {
 /// Blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in the calling thread and reads
 /// them from a signalfd instead. Construct it before any thread starts (the
 /// Client's among them): threads inherit the mask, so these signals reach
-/// only this object and never kill holdfast half-way.
+/// only this object and never kill holdfast half-way. SIGTTOU is blocked too,
+/// never read: holdfast may write to, and hand back, a terminal whose
+/// foreground is the command's process group.
 ///
 /// Thread safety: wait() from the constructing thread only; the notifier from any.
 class Events {
 public:
     struct Event {
-        enum class Kind { signal, wakeup, timeout } kind;
+        enum class Kind { signal, wakeup, timeout, readable } kind;
         int signo = 0;
         /// Sent by the kernel (a terminal's ^C, a hangup) rather than by kill(2):
         /// the command, in the same process group, got it too.
@@ -36,8 +38,9 @@ public:
     Events(const Events&) = delete;
     Events& operator=(const Events&) = delete;
 
-    /// Blocks until a signal, a notification or `deadline` (nullopt: none).
-    Event wait(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+    /// Blocks until a signal, a notification, `deadline` (nullopt: none) or,
+    /// if `watched` is not -1, that descriptor is readable (or at its end).
+    Event wait(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt, int watched = -1);
     /// Wakes wait(); safe from any thread, even after this object is gone.
     std::function<void()> notifier() const;
     /// The mask holdfast started with, for the command to run under.
@@ -50,40 +53,10 @@ private:
     std::shared_ptr<Wakeup> wakeup_;
 };
 
-/// exec failed: the command is missing (127) or not executable (126).
-class SpawnError : public std::runtime_error {
-public:
-    SpawnError(const std::string& what, int exit_code) : std::runtime_error(what), exit_code(exit_code) {}
-    int exit_code;
-};
-
-/// What the command gets when holdfast dies without stopping it (SIGKILL, a
-/// crash). SIGTERM, as for a lost lease: the lock stays held until its lease
-/// runs out, which leaves the command time to stop cleanly (docs/cli.md).
-inline constexpr int parent_death_signal = SIGTERM;
-
-/// A child process running a command with holdfast's stdio. Not reaped until
-/// reap(), so its pid cannot be reused while another thread may signal it.
-class Child {
-public:
-    /// Runs argv[0] (searched in PATH, as execvp does) under `mask`; it gets
-    /// parent_death_signal when the calling thread ends, so call it from the
-    /// thread that lives as long as holdfast (the main thread). Throws SpawnError.
-    static Child spawn(const std::vector<std::string>& argv, const sigset_t& mask);
-
-    pid_t pid() const { return pid_; }
-    /// kill(2); harmless once the child has exited but not been reaped.
-    void signal(int signo) const;
-    /// True once the child has exited (it stays a zombie until reap()).
-    bool exited() const;
-    /// Waits for the exit and returns the status as a shell does: the exit
-    /// code, or 128 + the signal that killed it.
-    int reap();
-
-private:
-    explicit Child(pid_t pid) : pid_(pid) {}
-    pid_t pid_;
-};
+/// "SIGTERM", or "signal 42".
+std::string signal_name(int signo);
+/// A signal as kill(1) takes it: TERM, SIGTERM, term or 15; nullopt if it is none.
+std::optional<int> parse_signal(const std::string& text);
 
 /// The descriptors open now, to tell inherited ones from those opened later.
 std::vector<int> open_descriptors();

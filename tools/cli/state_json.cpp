@@ -1,5 +1,9 @@
 #include "cli/state_json.hpp"
 
+#include <iostream>
+
+#include "cli/cli.hpp"
+
 namespace holdfast::cli {
 namespace {
 
@@ -57,6 +61,16 @@ json to_json(const LockState& state) {
         {"token", state.kind == Kind::simple_lock ? json(state.token) : json(nullptr)},
         {"description", state.description.empty() ? json(nullptr) : json(state.description)},
     };
+}
+
+void print_json_error(int code, const std::string& message) {
+    std::cout << dump({{"error", {{"exit_code", code}, {"message", message}}}}) << std::endl;
+}
+
+int fail(int code, const std::string& message) {
+    warn(message);
+    if (json_errors) print_json_error(code, message);
+    return code;
 }
 
 std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
