@@ -105,5 +105,24 @@ TEST_F(CliFlags, StatusTakesSeveralNames) {
     EXPECT_NE(text.err.find("cannot show 'q'"), std::string::npos) << text.err;
 }
 
+// --fair-lock-wait-timeout: the queue's deadline arithmetic uses the CLI's
+// budget (Redisson's fairLockWaitTimeout), which every client of a queue shares.
+TEST_F(CliTest, TheFairLockWaitTimeoutIsTheQueuesBudget) {
+    Client holder_client(config());
+    FairLock held(holder_client, "line");
+    held.lock(std::chrono::seconds(60));
+    auto cli = start({"--fair-lock-wait-timeout", "20s", "run", "--fair", "--wait", "60s", "line", "--", "true"});
+    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
+    const std::string waiter = raw->string({"LINDEX", "redisson_lock_queue:{line}", "0"});
+    const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    // Chained as RFairLock chains it: the holder's TTL (60 s) plus the waiter's budget.
+    const long long deadline = std::stoll(raw->string({"ZSCORE", "redisson_lock_timeout:{line}", waiter}));
+    EXPECT_GT(deadline, now_ms + 60000 + 20000 - 5000);
+    EXPECT_LE(deadline, now_ms + 60000 + 20000 + 1000);
+    held.unlock();
+    EXPECT_EQ(cli->wait().status, 0);
+}
+
 }  // namespace
 }  // namespace holdfast::testing

@@ -41,6 +41,7 @@ struct GlobalOptions {
     std::optional<std::string> url;            // nullopt: --url-file, HOLDFAST_URL, REDIS_URL, or localhost
     std::string url_file;                      // --url-file: the URL on its first line
     std::optional<Duration> watchdog_timeout;  // nullopt: the library's default (30 s)
+    std::optional<Duration> fair_lock_wait_timeout;  // nullopt: the URL's, else the library's (5 min)
     std::optional<Duration> timeout;           // --timeout: connecting, and each reply (nullopt: 3 s)
     std::string tls_ca, tls_cert, tls_key;     // empty: the system's CAs, no client certificate
     std::string tls_server_name;               // empty: the host connected to

@@ -43,6 +43,7 @@ Config make_config(const GlobalOptions& options) {
         throw UsageError(describe(e));
     }
     if (options.watchdog_timeout) config.lock_watchdog_timeout = *options.watchdog_timeout;
+    if (options.fair_lock_wait_timeout) config.fair_lock_wait_timeout = *options.fair_lock_wait_timeout;
     if (options.timeout) config.connect_timeout = config.timeout = *options.timeout;
     const bool tls_files = !options.tls_ca.empty() || !options.tls_cert.empty() || !options.tls_key.empty();
     if ((tls_files || !options.tls_server_name.empty()) && !config.tls.enabled)

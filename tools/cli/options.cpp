@@ -159,6 +159,10 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
                  "Lease of a lock (or permit) taken without --lease, renewed every third of it [30s]: "
                  "--watchdog-timeout 10s",
                  duration_at_least(3ms, "is below the minimum of 3ms"));
+    add_duration(app, "--fair-lock-wait-timeout", global.fair_lock_wait_timeout,
+                 "A fair lock waiter's budget in its queue's deadlines (Redisson's fairLockWaitTimeout), which "
+                 "every client of the queue must share [5m]: --fair-lock-wait-timeout 20s",
+                 duration_at_least(1ms, "must be greater than 0"));
 }
 
 // The run options that choose what to take.
