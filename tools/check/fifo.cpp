@@ -9,14 +9,15 @@ namespace {
 // Why `hold` may have had a place in the queue from before its acquire call,
 // or lost the one it had: an earlier acquire of its worker on the lock that
 // ended without the lock (leaving the queue may have failed, or the outcome
-// is unknown), or a release of unknown outcome, while a fault disturbed the
-// server or the connections.
+// is unknown), or a release of unknown outcome or refused (the hold then
+// stays, and the worker's next acquire re-enters it), while a fault disturbed
+// the server, the connections or the worker's rights.
 std::optional<std::string> old_place(const RunFacts& facts, const Model& m, const Hold& hold) {
     for (const Attempt& a : m.attempts[hold.lock])
         if (a.worker == hold.worker && a.invoke < hold.invoke && a.outcome != Phase::ok)
             if (auto why = excuse(facts, m, a.window(), Excusable::by_queue_loss)) return why;
     for (const Hold& h : m.holds[hold.lock])
-        if (h.worker == hold.worker && h.invoke < hold.invoke && h.release == Phase::unknown)
+        if (h.worker == hold.worker && h.invoke < hold.invoke && (h.release == Phase::unknown || h.release == Phase::fail))
             if (auto why = excuse(facts, m, {h.worker, h.end, h.released}, Excusable::by_queue_loss)) return why;
     return std::nullopt;
 }

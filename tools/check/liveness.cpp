@@ -101,9 +101,7 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
             r.wakeups_ms.push_back(double(latency) / 1e6);
             if (latency <= wakeup_promise ||
                 fault_near(m, h.end, next->ack, shadow,
-                           // revoke-rights: the holder's release was refused; its lease frees the lock
-                           {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder,
-                            Nemesis::revoke_rights}) ||
+                           {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder}) ||
                 hit_near(m, first_out->worker, h.end, next->ack, shadow))
                 continue;
             ++r.slow_wakeups;

@@ -135,7 +135,10 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
         const std::string what = nemesis_name(f.kind) + " at " + at(facts, f.start) + " (" + f.detail + ")";
         if (how == Excusable::by_queue_loss) {
             // A paused holder's acquire may have returned before the pause: its grant came before its ack.
-            if (loses_queue_places(f.kind) || (f.kind == Nemesis::pause_holder && f.worker == window.worker))
+            // A worker whose rights were revoked left the queue (its tries refused), and its refused
+            // release left it holding: taking the lock again re-entered that hold.
+            if (loses_queue_places(f.kind) ||
+                ((f.kind == Nemesis::pause_holder || f.kind == Nemesis::revoke_rights) && f.worker == window.worker))
                 return what;
             continue;
         }
