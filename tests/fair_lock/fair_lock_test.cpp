@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "core/client_core.hpp"
+#include "line_keys.hpp"
 #include "redis_fixture.hpp"
 
 extern char** environ;
@@ -15,9 +16,6 @@ namespace holdfast::testing {
 namespace {
 
 using Fairness = RedisTest;
-
-const std::string queue = "redisson_lock_queue:{line}";
-const std::string deadlines = "redisson_lock_timeout:{line}";
 
 long long queue_length(support::SyncRedis& raw) { return raw.integer({"LLEN", queue}); }
 

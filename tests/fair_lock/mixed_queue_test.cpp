@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include "line_keys.hpp"
 #include "redis_fixture.hpp"
 #include "redisson_fair_lock.hpp"
 
@@ -16,11 +17,6 @@ namespace holdfast::testing {
 namespace {
 
 using MixedQueue = RedisTest;
-
-// Owner ids as RFairLock writes them: <client uuid>:<thread id>.
-const std::string java_holder = "5f1c6a4e-0000-4000-8000-00000000beef:1";
-const std::string first_java = "5f1c6a4e-0000-4000-8000-00000000beef:2";
-const std::string last_java = "5f1c6a4e-0000-4000-8000-00000000beef:3";
 
 std::vector<std::string> queue_of(support::SyncRedis& raw) {
     std::vector<std::string> owners;

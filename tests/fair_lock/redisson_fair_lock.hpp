@@ -56,7 +56,7 @@ private:
 
     static const std::string& script() {
         static const std::string body = [] {
-            const auto path = std::filesystem::path(__FILE__).parent_path() / "redisson_fair_lock.lua";
+            const auto path = std::filesystem::path(HOLDFAST_TESTS_DIR) / "fair_lock" / "redisson_fair_lock.lua";
             std::ifstream in(path);
             if (!in) throw std::runtime_error("cannot read " + path.string());
             std::ostringstream text;

@@ -5,6 +5,7 @@
 // exactly that budget, so a mixed queue keeps its order.
 #include <future>
 
+#include "line_keys.hpp"
 #include "redis_fixture.hpp"
 #include "redisson_fair_lock.hpp"
 
@@ -14,11 +15,6 @@ namespace {
 using FairWaitTimeout = RedisTest;
 
 constexpr long long budget_ms = 20000;
-const std::string queue = "redisson_lock_queue:{line}";
-const std::string deadlines = "redisson_lock_timeout:{line}";
-const std::string java_holder = "5f1c6a4e-0000-4000-8000-00000000beef:1";
-const std::string first_java = "5f1c6a4e-0000-4000-8000-00000000beef:2";
-const std::string last_java = "5f1c6a4e-0000-4000-8000-00000000beef:3";
 
 long long deadline_of(support::SyncRedis& raw, const std::string& owner) {
     return std::stoll(raw.string({"ZSCORE", deadlines, owner}));

@@ -4,14 +4,13 @@
 #include <thread>
 
 #include "core/client_core.hpp"
+#include "door_keys.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
 
 using Faults = RedisTest;
-
-const std::string channel = "redisson_lock__channel:{door}";
 
 // Every command goes to the slow log, with its arguments (the owner).
 void slow_log_everything(support::SyncRedis& raw) {

@@ -2,14 +2,13 @@
 #include <future>
 
 #include "core/client_core.hpp"
+#include "door_keys.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
 
 using Waiting = RedisTest;
-
-const std::string channel = "redisson_lock__channel:{door}";
 
 // The holder's lease is 30 s, so a waiter done within a few seconds was woken
 // by the message, not by the TTL fallback.

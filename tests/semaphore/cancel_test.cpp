@@ -5,13 +5,13 @@
 #include <stop_token>
 
 #include "core/client_core.hpp"
+#include "pool_keys.hpp"
 #include "primitive/call.hpp"
 #include "stop_in_flight.hpp"
 
 namespace holdfast::testing {
 namespace {
 
-const std::string channel = "redisson_sc:{pool}";
 const std::string expirable_timeouts = "{pool}:timeout";
 
 class SemaphoreCancellation : public StopInFlightTest {

@@ -4,12 +4,11 @@
 #include <thread>
 
 #include "core/client_core.hpp"
+#include "pool_keys.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
-
-const std::string channel = "redisson_sc:{pool}";
 
 long long epoch_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

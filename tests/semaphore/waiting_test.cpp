@@ -4,12 +4,11 @@
 #include <thread>
 
 #include "core/client_core.hpp"
+#include "pool_keys.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
-
-const std::string channel = "redisson_sc:{pool}";
 
 class SemaphoreWaiting : public RedisTest {
 protected:
