@@ -15,6 +15,11 @@ struct TestCerts {
     TestCerts(const TestCerts&) = delete;
     TestCerts& operator=(const TestCerts&) = delete;
 
+    /// A server certificate as server_cert (its key, names and CA), valid
+    /// from `not_before` until `not_after` (YYYYMMDDHHMMSSZ, UTC): dates in
+    /// the past make an expired one. Returns its file.
+    std::string server_cert_valid(const std::string& not_before, const std::string& not_after) const;
+
     std::string dir;
     std::string ca;                       // PEM of the CA that signed server and client
     std::string server_cert, server_key;

@@ -54,11 +54,12 @@ std::optional<ServerAddress> parse_address(std::string_view text) {
     return ServerAddress{std::string(text.substr(0, colon)), port};
 }
 
-// Runs one command and waits for its outcome; the connection's timeout bounds the wait.
+// Runs one command and waits for its outcome; the connection's timeout bounds
+// the wait, and a failed connect ends it (a seed refusing: the next is tried).
 std::pair<std::exception_ptr, Reply> call(Connection& connection, std::initializer_list<std::string_view> args) {
     std::promise<std::pair<std::exception_ptr, Reply>> outcome;
     auto future = outcome.get_future();
-    connection.submit(encode_command(args), [&outcome](std::exception_ptr error, Reply reply) {
+    connection.submit_one_attempt(encode_command(args), [&outcome](std::exception_ptr error, Reply reply) {
         outcome.set_value({error, std::move(reply)});
     });
     return future.get();

@@ -53,7 +53,9 @@ public:
     Cluster(asio::io_context& io, const Config& config);
 
     /// Reads the slot map from the first seed that answers, and whether the
-    /// cluster has sharded pub/sub. Blocks; the loop must be running. Throws
+    /// cluster has sharded pub/sub; a seed that cannot be connected to costs
+    /// one connect attempt (refused: none; no answer: Config::connect_timeout),
+    /// then the next is asked. Blocks; the loop must be running. Throws
     /// ConnectionError (no seed answered) or ServerError (not a cluster).
     void discover();
     /// Whether the cluster answered PUBSUB SHARDNUMSUB (Redis 7+).

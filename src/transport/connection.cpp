@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "common/message_of.hpp"
 #include "config/nat_map.hpp"
@@ -68,24 +70,44 @@ void Connection::stop_now() {
     fail_waiting(connection_error("holdfast: the client for " + server_ + " is shutting down"), true);
 }
 
-void Connection::submit(std::string_view encoded, ReplyHandler handler) {
-    const auto now = Clock::now();
-    std::uint64_t epoch;
+void Connection::submit(std::string_view encoded, ReplyHandler handler, std::chrono::milliseconds hold) {
+    submit(Pending{{}, std::move(handler), Clock::now(), hold, false}, encoded);
+}
+
+void Connection::submit_one_attempt(std::string_view encoded, ReplyHandler handler) {
+    submit(Pending{{}, std::move(handler), Clock::now(), std::chrono::milliseconds::zero(), true}, encoded);
+}
+
+void Connection::submit(Pending pending, std::string_view encoded) {
+    std::uint64_t epoch = 0;
+    std::string failed;  // a one-attempt command, and the last attempt failed
     {
         std::lock_guard lock(mutex_);
         if (state_ != State::ready) {
             if (state_ == State::stopped) {
-                if (handler)
-                    asio::post(io_, [handler = std::move(handler), server = server_] {
+                if (pending.handler)
+                    asio::post(io_, [handler = std::move(pending.handler), server = server_] {
                         handler(connection_error("holdfast: the client for " + server + " is shut down"), Reply{});
                     });
                 return;
             }
-            waiting_.push_back({std::string(encoded), std::move(handler), now});
-            return;
+            if (!pending.one_attempt || state_ != State::backoff) {
+                pending.encoded = encoded;
+                waiting_.push_back(std::move(pending));
+                return;
+            }
+            failed = last_error_;
+        } else {
+            if (!enqueue_locked(encoded, std::move(pending.handler), pending.since, pending.hold)) return;
+            epoch = epoch_;
         }
-        if (!enqueue_locked(encoded, std::move(handler), now)) return;
-        epoch = epoch_;
+    }
+    if (!failed.empty()) {
+        if (pending.handler)
+            asio::post(io_, [handler = std::move(pending.handler), error = one_attempt_error(failed)] {
+                handler(error, Reply{});
+            });
+        return;
     }
     drain(epoch);
 }
@@ -115,12 +137,17 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
     drain(epoch);
 }
 
-bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now) {
+bool Connection::enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now,
+                                std::chrono::milliseconds hold) {
     const bool awaiting_replies = !in_flight_.empty();
     output_ += encoded;
+    // Behind a WAIT the server answers nothing until the WAIT returns: the
+    // reply timeout counts from then, for the WAIT as for the commands behind it.
+    const Clock::time_point answers_from = std::max(now, held_until_);
+    if (hold > std::chrono::milliseconds::zero()) held_until_ = answers_from + hold;
     // Behind a sentinel a READONLY reply sends the command again: keep it.
     if (handler)
-        in_flight_.push_back({std::move(handler), now,
+        in_flight_.push_back({std::move(handler), now, answers_from + hold + config_.timeout,
                               config_.topology == Topology::sentinel ? std::string(encoded) : std::string()});
     if (writer_active_) return false;  // the active writer sends these too
     // Replies are due, so the loop will wake to read them and then send
@@ -267,10 +294,11 @@ void Connection::connect_to(const ServerAddress& address) {
     auto self = shared_from_this();
     const auto generation = generation_;
     connect_timer_.expires_after(config_.connect_timeout);
-    connect_timer_.async_wait([self, generation](asio::error_code ec) {
+    connect_timer_.async_wait([self, generation, address](asio::error_code ec) {
         if (ec || generation != self->generation_) return;
         const std::string after = std::to_string(self->config_.connect_timeout.count()) + " ms";
-        if (self->state_ == State::connecting) self->fail("connect timed out after " + after);
+        if (self->state_ == State::connecting)
+            self->fail(self->unreachable(address, "connect timed out after " + after));
         else if (self->state_ == State::tls)
             self->fail("no answer to the TLS handshake within " + after +
                        "; is this a TLS port? (use redis:// for a plain server)");
@@ -278,9 +306,9 @@ void Connection::connect_to(const ServerAddress& address) {
     // Config::nat_map: the address is reached elsewhere; errors say where.
     const ServerAddress target = nat_mapped(config_.nat_map, address);
     const std::string via = target == address ? "" : " (at " + target.name() + ", Config::nat_map)";
-    auto on_connect = [self, generation, via](asio::error_code ec) {
+    auto on_connect = [self, generation, via, address](asio::error_code ec) {
         if (generation != self->generation_ || self->state_ != State::connecting) return;
-        if (ec) return self->fail("cannot connect: " + ec.message() + via);
+        if (ec) return self->fail(self->unreachable(address, "cannot connect: " + ec.message() + via));
         self->on_connected();
     };
     if (!config_.unix_socket.empty()) {
@@ -289,12 +317,24 @@ void Connection::connect_to(const ServerAddress& address) {
     }
     resolver_.async_resolve(
         target.host, std::to_string(target.port),
-        [self, generation, on_connect, via](asio::error_code ec, asio::ip::tcp::resolver::results_type results) {
+        [self, generation, on_connect, via, address](asio::error_code ec,
+                                                     asio::ip::tcp::resolver::results_type results) {
             if (generation != self->generation_ || self->state_ != State::connecting) return;
-            if (ec || results.empty()) return self->fail("cannot resolve host: " + ec.message() + via);
+            if (ec || results.empty())
+                return self->fail(self->unreachable(address, "cannot resolve host: " + ec.message() + via));
             self->socket_.async_connect(asio::generic::stream_protocol::endpoint(results.begin()->endpoint()),
                                         on_connect);
         });
+}
+
+// Behind a sentinel the address is the sentinels' word, and a wrong one (an
+// address announced for another network) is the usual cause of this failure.
+std::string Connection::unreachable(const ServerAddress& address, const std::string& what) const {
+    if (!locate) return what;
+    return "the sentinels give " + address.name() + " for it: " + what +
+           "; if that is not where this client reaches the master, check the address in the sentinels' `sentinel "
+           "monitor` and the data nodes' replica-announce-ip/replica-announce-port (what a promoted replica is "
+           "announced as), or map it with Config::nat_map (nat_map= in the URL)";
 }
 
 void Connection::on_connected() {
@@ -428,7 +468,7 @@ void Connection::became_ready() {
         std::lock_guard lock(mutex_);
         state_ = State::ready;
         last_error_.clear();
-        for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now());
+        for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now(), p.hold);
         waiting_.clear();
         epoch = epoch_;
     }
@@ -537,6 +577,7 @@ void Connection::fail(const std::string& why, Failure failure) {
         output_.clear();
         writer_active_ = false;
         flush_posted_ = false;
+        held_until_ = {};
         in_flight.swap(in_flight_);
         ++generation_;
         asio::error_code ignored;
@@ -558,6 +599,8 @@ void Connection::fail(const std::string& why, Failure failure) {
     // that does not speak RESP: fail the waiting commands now.
     if (failure == Failure::auth || failure == Failure::tls || failure == Failure::protocol)
         fail_waiting(typed_error(failure, "holdfast: " + server_ + ": " + why), true);
+    else
+        fail_one_attempt(why);
     schedule_reconnect();
 }
 
@@ -583,7 +626,7 @@ void Connection::watch() {
         bool stalled;
         {
             std::lock_guard lock(self->mutex_);
-            stalled = !self->in_flight_.empty() && self->in_flight_.front().sent + self->config_.timeout <= now;
+            stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now;
         }
         if (stalled)
             self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", Failure::timeout);
@@ -618,6 +661,26 @@ void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
                                                   "); is the server running and reachable?");
     for (auto& p : expired)
         if (p.handler) p.handler(timeout_error, Reply{});
+}
+
+// The commands of submit_one_attempt() that waited for the attempt that failed.
+void Connection::fail_one_attempt(const std::string& why) {
+    std::vector<Pending> failed;
+    {
+        std::lock_guard lock(mutex_);
+        const auto kept = std::stable_partition(waiting_.begin(), waiting_.end(),
+                                                [](const Pending& p) { return !p.one_attempt; });
+        std::move(kept, waiting_.end(), std::back_inserter(failed));
+        waiting_.erase(kept, waiting_.end());
+    }
+    if (failed.empty()) return;
+    const auto error = one_attempt_error(why);
+    for (auto& p : failed)
+        if (p.handler) p.handler(error, Reply{});
+}
+
+std::exception_ptr Connection::one_attempt_error(const std::string& why) const {
+    return connection_error("holdfast: no connection to " + server_ + " (" + why + ")");
 }
 
 void Connection::tell(Event::Kind kind, const std::string& why) const {

@@ -55,11 +55,12 @@ using Locator = std::function<void(LocateHandler)>;
 ///
 /// Faults: commands in flight when the connection drops fail with
 /// ConnectionError (they may or may not have run). Commands submitted while
-/// disconnected wait for the reconnect up to Config::timeout, then fail naming
-/// the server; a refusal that retrying cannot fix (credentials, a certificate)
-/// fails them at once (AuthError, TlsError). A command without a reply within
-/// Config::timeout closes the connection (a stalled server), which fails the
-/// commands behind it too.
+/// disconnected wait for the reconnect up to Config::timeout (submit_one_attempt:
+/// for one attempt), then fail naming the server; a refusal that retrying cannot
+/// fix (credentials, a certificate) fails them at once (AuthError, TlsError). A
+/// command without a reply within Config::timeout (after what a WAIT ahead of it
+/// may hold: submit's `hold`) closes the connection (a stalled server), which
+/// fails the commands behind it too.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     /// What a failure was: the error type its commands get (connection.cpp's
@@ -75,8 +76,16 @@ public:
     void stop_now();
 
     /// Queues RESP bytes; `handler` (may be empty for pub/sub commands) runs on
-    /// the io thread with the reply.
-    void submit(std::string_view encoded, ReplyHandler handler);
+    /// the io thread with the reply. `hold`: the server may keep the reply
+    /// that long before answering (a WAIT's timeout), and keeps the commands
+    /// behind it waiting too; Config::timeout counts for them from then on.
+    void submit(std::string_view encoded, ReplyHandler handler,
+                std::chrono::milliseconds hold = std::chrono::milliseconds::zero());
+    /// As submit(), but while the connection is down the command waits for one
+    /// connect attempt only (the current one, or none if the last failed): it
+    /// fails with that attempt's error rather than waiting for reconnects up to
+    /// Config::timeout. A cluster seed refusing connections: the next is tried at once.
+    void submit_one_attempt(std::string_view encoded, ReplyHandler handler);
     /// As submit(), after an ASKING (a cluster's -ASK redirect): the two go
     /// out back-to-back, so no other command can take the one-shot ASKING.
     void submit_asking(std::string_view encoded, ReplyHandler handler);
@@ -133,15 +142,20 @@ private:
         std::string encoded;
         ReplyHandler handler;
         Clock::time_point since;
+        std::chrono::milliseconds hold{0};  // submit()'s
+        bool one_attempt = false;           // submit_one_attempt()
     };
     struct InFlight {
         ReplyHandler handler;
         Clock::time_point sent;
-        std::string encoded;  // Topology::sentinel only: sent again after a READONLY
+        Clock::time_point due;  // the reply later than this: a stalled server
+        std::string encoded;    // Topology::sentinel only: sent again after a READONLY
     };
 
     void connect();
     void connect_to(const ServerAddress& address);
+    /// Why `address` cannot be reached; behind a sentinel, with where the address came from.
+    std::string unreachable(const ServerAddress& address, const std::string& what) const;
     /// The ROLE reply of the handshake or a refresh; false if this server may
     /// not serve (Topology::sentinel and not a master), having failed the connection.
     bool on_role(const Reply& reply);
@@ -151,8 +165,10 @@ private:
     void start_session();
     void send_handshake();
     void became_ready();
+    void submit(Pending pending, std::string_view encoded);
     /// Appends to the output and the FIFO; true if the caller must drain().
-    bool enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now);
+    bool enqueue_locked(std::string_view encoded, ReplyHandler handler, Clock::time_point now,
+                        std::chrono::milliseconds hold = std::chrono::milliseconds::zero());
     /// Sends the output; `epoch` is the connection's when the caller became
     /// the writer, so a writer delayed past a reconnect cannot touch the new one.
     void drain(std::uint64_t epoch);
@@ -168,6 +184,8 @@ private:
     void watch();
     void refresh_role(Clock::time_point now);
     void fail_waiting(const std::exception_ptr& error, bool all);
+    void fail_one_attempt(const std::string& why);
+    std::exception_ptr one_attempt_error(const std::string& why) const;
     /// Tells Config::on_event of this connection's loss or return.
     void tell(Event::Kind kind, const std::string& why) const;
 
@@ -195,6 +213,7 @@ private:
     bool flush_posted_ = false;     // flush_soon() will send what is queued
     std::deque<InFlight> in_flight_;
     std::deque<Pending> waiting_;   // submitted while not ready
+    Clock::time_point held_until_{};  // a WAIT in flight keeps the server from answering until then
     std::string last_error_;
     // TLS, new for each connection (set by the loop thread); a writer takes
     // its own reference with the fd, so a reconnect never frees one under it.

@@ -178,6 +178,46 @@ void TlsSession::encrypt(std::string_view plain, std::string& out, asio::error_c
     take_output(out);
 }
 
+namespace {
+
+// An ASN1 time as OpenSSL prints it: "Jan  2 00:00:00 2020 GMT".
+std::string time_text(const ASN1_TIME* time) {
+    BIO* out = ::BIO_new(::BIO_s_mem());
+    if (!out) return "?";
+    ::ASN1_TIME_print(out, time);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(out, &data);
+    std::string text(data, n > 0 ? static_cast<std::size_t>(n) : 0);
+    ::BIO_free(out);
+    return text;
+}
+
+// The server's own certificate, as it sent it. A failed verification leaves
+// the session without a peer certificate, but with the chain (the leaf first).
+const X509* server_certificate(SSL* ssl) {
+    STACK_OF(X509)* chain = ::SSL_get_peer_cert_chain(ssl);
+    return chain && sk_X509_num(chain) > 0 ? sk_X509_value(chain, 0) : nullptr;
+}
+
+// The server's own certificate, or one of the CAs above it, whose dates failed.
+std::string which_certificate(SSL* ssl, bool expired) {
+    const X509* leaf = server_certificate(ssl);
+    if (!leaf) return "the server's certificate";
+    const int cmp = ::X509_cmp_current_time(expired ? X509_get0_notAfter(leaf) : X509_get0_notBefore(leaf));
+    const bool its_own = expired ? cmp < 0 : cmp > 0;
+    return its_own ? "the server's certificate" : "a CA certificate that signed the server's";
+}
+
+// "; the server's certificate is valid from ... until ...".
+std::string validity(SSL* ssl) {
+    const X509* leaf = server_certificate(ssl);
+    if (!leaf) return "";
+    return "; the server's certificate is valid from " + time_text(X509_get0_notBefore(leaf)) + " until " +
+           time_text(X509_get0_notAfter(leaf));
+}
+
+}  // namespace
+
 bool is_tls_error(const asio::error_code& ec) {
     return ec.category() == asio::error::get_ssl_category() && ec != asio::ssl::error::stream_truncated;
 }
@@ -191,6 +231,14 @@ std::string describe_tls_failure(const asio::error_code& ec, SSL* ssl, const Con
         if (result == X509_V_ERR_HOSTNAME_MISMATCH || result == X509_V_ERR_IP_ADDRESS_MISMATCH)
             return "TLS: the server's certificate does not name '" + verified_name(config, host) + "' (" + why +
                    "); connect by a name it carries, or set TlsConfig::server_name to one";
+        // Trusted, but out of its dates: a CA file cannot help; a new certificate, or the right time, can.
+        if (result == X509_V_ERR_CERT_HAS_EXPIRED)
+            return "TLS: " + which_certificate(ssl, true) + " has expired (" + why + validity(ssl) +
+                   "); renew it on the server (tls-cert-file), and if it should still be valid, check this "
+                   "machine's clock";
+        if (result == X509_V_ERR_CERT_NOT_YET_VALID)
+            return "TLS: " + which_certificate(ssl, false) + " is not valid yet (" + why + validity(ssl) +
+                   "); check this machine's clock, or the certificate's start date";
         return "TLS: the server's certificate is not trusted (" + why +
                "); give the CA that signed it with TlsConfig::ca_file (--tls-ca)";
     }

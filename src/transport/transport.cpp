@@ -144,13 +144,16 @@ void Transport::sync_replicas(std::string_view key, std::function<void(std::exce
     const int replicas = config_.replica_sync == ReplicaSync::off ? 0 : connection.replicas();
     if (replicas == 0) return done(nullptr, ReplicaAck{});
     const bool lost = connection.replicas_lost();
+    // The server holds the WAIT's reply, and the connection's commands behind
+    // it, for up to replica_sync_timeout: not counted against Config::timeout.
     connection.submit(encode_command({"WAIT", std::to_string(replicas), std::to_string(config_.replica_sync_timeout.count())}),
                       [&connection, replicas, lost, done = std::move(done)](std::exception_ptr error, Reply reply) {
                           if (error) return done(std::move(error), ReplicaAck{replicas, 0, connection.address(), lost});
                           if (!reply.is_integer()) return done(nullptr, ReplicaAck{0, 0, connection.address()});
                           connection.saw_replicas(static_cast<int>(reply.integer));
                           done(nullptr, ReplicaAck{replicas, reply.integer, connection.address(), lost});
-                      });
+                      },
+                      config_.replica_sync_timeout);
 }
 
 Connection& Transport::connection_for(std::string_view key) { return *connections_[shard_of(key)]; }

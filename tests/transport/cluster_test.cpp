@@ -1,5 +1,10 @@
 // Redis Cluster: routing by slot, MOVED and ASK, sharded and classic pub/sub,
 // the watchdog and MultiLock across masters, on a real three-master cluster.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <future>
 
 #include "cli/cli_process.hpp"
@@ -100,6 +105,79 @@ TEST_F(ClusterTest, OneSeedReachesEveryMaster) {
         ASSERT_TRUE(lock.try_lock());
         EXPECT_EQ(on(node, {"EXISTS", name}), 1);
         lock.unlock();
+    }
+}
+
+// A loopback port whose connects get no answer: a listener whose queue is
+// full drops their SYNs, as a firewall or a dead host would.
+class Unanswering {
+public:
+    Unanswering() {
+        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof at;
+        if (::bind(listener_, reinterpret_cast<sockaddr*>(&at), size) != 0 || ::listen(listener_, 0) != 0 ||
+            ::getsockname(listener_, reinterpret_cast<sockaddr*>(&at), &size) != 0)
+            throw std::runtime_error("Unanswering: cannot listen");
+        port_ = ntohs(at.sin_port);
+        filler_ = ::socket(AF_INET, SOCK_STREAM, 0);  // fills the queue, never accepted
+        if (::connect(filler_, reinterpret_cast<sockaddr*>(&at), size) != 0)
+            throw std::runtime_error("Unanswering: cannot fill the queue");
+    }
+    ~Unanswering() {
+        ::close(filler_);
+        ::close(listener_);
+    }
+    std::uint16_t port() const { return port_; }
+
+private:
+    int listener_ = -1, filler_ = -1;
+    std::uint16_t port_ = 0;
+};
+
+// Seeds that refuse connections (closed ports) or do not answer them are
+// passed over for the next: each costs its one connect attempt, not
+// Config::timeout (before, each cost a whole timeout: 3 dead seeds, 3 timeouts).
+TEST_F(ClusterTest, DeadSeedsArePassedOverForTheNext) {
+    Unanswering silent;
+    std::string seeds;
+    for (int i = 0; i < 3; ++i) seeds += "127.0.0.1:" + std::to_string(support::free_port()) + ",";
+    seeds += "127.0.0.1:" + std::to_string(silent.port()) + ",127.0.0.1:" + std::to_string(cluster->port(1));
+    Config c = Config::from_uri("redis-cluster://" + seeds);
+    c.timeout = 20s;
+    c.connect_timeout = 1s;  // the unanswered seed's cost
+    const auto start = std::chrono::steady_clock::now();
+    Client client(c);
+    // Less than one timeout for all four dead seeds, where each took one before.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, c.timeout) << "a dead seed cost Config::timeout";
+    const std::string name = name_on(2, "seeded-");
+    Lock lock(client, name);
+    ASSERT_TRUE(lock.try_lock());
+    EXPECT_EQ(on(2, {"EXISTS", name}), 1);
+    lock.unlock();
+}
+
+// No seed answers: the client fails naming each seed and what it did, without
+// waiting a timeout per seed for reconnects that cannot help.
+TEST(ClusterSeeds, NoLiveSeedFailsTheClientNamingEachSeed) {
+    const auto first = support::free_port(), second = support::free_port();
+    Config c = Config::from_uri("redis-cluster://127.0.0.1:" + std::to_string(first) + ",127.0.0.1:" +
+                                std::to_string(second));
+    c.timeout = 20s;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        Client client(c);
+        FAIL() << "a client with no live seed";
+    } catch (const ConnectionError& e) {
+        const std::string what = e.what();
+        EXPECT_LT(std::chrono::steady_clock::now() - start, c.timeout) << what;
+        for (const auto port : {first, second})
+            EXPECT_NE(what.find("127.0.0.1:" + std::to_string(port) + " (cannot connect: Connection refused)"),
+                      std::string::npos)
+                << what;
+        EXPECT_NE(what.find("check the seed addresses"), std::string::npos) << what;
     }
 }
 

@@ -64,6 +64,25 @@ TEST(SentinelUnreachable, NoSentinelReachableFailsTheClientNamingThem) {
     EXPECT_NE(what.find("'orders-master'"), std::string::npos) << what;
 }
 
+// The sentinels name a master this client cannot reach (a closed port here;
+// in production, usually an address announced for another network): the
+// error names the master, the address the sentinels gave, what happened, and
+// where such an address comes from.
+TEST(SentinelUnreachable, AMasterTheClientCannotReachIsNamedWithTheSentinelsAddress) {
+    const auto master_port = support::free_port();
+    const std::string conf = "sentinel monitor far-master 127.0.0.1 " + std::to_string(master_port) + " 1\n";
+    support::RedisServer sentinel({"--sentinel"}, conf);
+    Config c = Config::from_uri("redis-sentinel://127.0.0.1:" + std::to_string(sentinel.port()) + "#far-master");
+    c.timeout = 1s;
+    const std::string what = what_of([&] { Client client(c); });  // its first command, after Config::timeout
+    for (const std::string& part : {std::string("'far-master'"),
+                                    "the sentinels give 127.0.0.1:" + std::to_string(master_port),
+                                    std::string("Connection refused"), std::string("sentinel monitor"),
+                                    std::string("replica-announce-ip"), std::string("Config::nat_map")})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " missing in: " << what;
+    EXPECT_THROW(Client{c}, ConnectionError);
+}
+
 TEST(SentinelAuth, ASentinelRefusingAuthFailsTheClientWithAuthError) {
     const std::string conf = "sentinel monitor guarded 127.0.0.1 " + std::to_string(support::free_port()) + " 1\n";
     support::RedisServer sentinel({"--sentinel", "--requirepass", "right"}, conf);
@@ -282,6 +301,28 @@ TEST(ReplicaSyncLater, AReplicaAttachedLaterIsWaitedFor) {
         lock.unlock();
         return command_calls(raw, "wait") >= 2;
     }));
+}
+
+// A WAIT holds its connection for up to replica_sync_timeout, here longer than
+// Config::timeout: neither it nor an unrelated command behind it on the same
+// connection is failed as a stalled server (before: ReplyTimeoutError for both).
+TEST_F(ReplicaSyncTest, AWaitLongerThanTheTimeoutFailsNoCommandBehindIt) {
+    Config c = config(ReplicaSync::wait, 2000ms);
+    c.timeout = 500ms;
+    c.connection_pool_size = 1;  // every command on the WAIT's connection
+    Client client(c);
+    Lock lock(client, "slowly-synced"), other(client, "unrelated");
+    replica->pause();
+    auto locked = std::async(std::launch::async, [&] { lock.lock(); });
+    ASSERT_TRUE(eventually([&] {
+        return raw->string({"INFO", "clients"}).find("blocked_clients:1") != std::string::npos;
+    })) << "the WAIT was not sent";
+    EXPECT_NO_THROW(EXPECT_FALSE(other.is_locked()));
+    ASSERT_EQ(locked.wait_for(10s), std::future_status::ready);
+    EXPECT_NO_THROW(locked.get());
+    replica->resume();
+    EXPECT_TRUE(lock.is_locked());
+    lock.unlock();
 }
 
 TEST_F(ReplicaSyncTest, RequiredGivesBackAnAcquireNoReplicaAcknowledged) {

@@ -162,6 +162,34 @@ TEST_F(Tls, UntrustedCertificateFailsAtOnceSayingWhy) {
     EXPECT_LT(took, std::chrono::seconds(5)) << "waited for the timeout; retrying cannot fix a certificate";
 }
 
+// A certificate out of its dates, signed by a trusted CA: the advice is to
+// renew it or check the clock, not to give another CA.
+TEST_F(Tls, ExpiredCertificateIsToldToBeRenewed) {
+    support::RedisServer expired(support::TlsServer{
+        certs.server_cert_valid("20200101000000Z", "20200102000000Z"), certs.server_key, certs.ca, false});
+    Config c = config(expired);
+    c.timeout = 20s;
+    const auto [what, took] = lock_fails<TlsError>(c);
+    for (const std::string& part :
+         {"127.0.0.1:" + std::to_string(expired.tls_port()), std::string("the server's certificate has expired"),
+          std::string("certificate verify failed: certificate has expired"),
+          std::string("until Jan  2 00:00:00 2020 GMT"), std::string("renew it"), std::string("clock")})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " missing in: " << what;
+    EXPECT_EQ(what.find("ca_file"), std::string::npos) << what;
+    EXPECT_LT(took, c.timeout) << "waited for the timeout; retrying cannot fix a certificate";
+}
+
+TEST_F(Tls, NotYetValidCertificateIsToldToCheckTheClock) {
+    support::RedisServer early(support::TlsServer{certs.server_cert_valid("20900101000000Z", "20910101000000Z"),
+                                                  certs.server_key, certs.ca, false});
+    const auto [what, took] = lock_fails<TlsError>(config(early));
+    for (const std::string& part : {std::string("the server's certificate is not valid yet"),
+                                    std::string("certificate verify failed: certificate is not yet valid"),
+                                    std::string("valid from Jan  1 00:00:00 2090 GMT"), std::string("clock")})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " missing in: " << what;
+    EXPECT_EQ(what.find("ca_file"), std::string::npos) << what;
+}
+
 TEST_F(Tls, WrongServerNameIsRefused) {
     Config c = config();
     c.tls.server_name = "redis.example.com";
