@@ -12,7 +12,9 @@
 #include "primitive/call.hpp"
 #include "primitive/names.hpp"
 #include "primitive/one_slot.hpp"
+#include "lock/access.hpp"
 #include "lock/kind.hpp"
+#include "primitive/script_call.hpp"
 
 namespace holdfast {
 
@@ -38,16 +40,14 @@ detail::LockKind::Query reader(detail::ClientCore& core, const std::string& name
 // refusal only if every hold field holds a hold count.
 void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
                          std::function<void(Attempt)> report) {
-    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](std::exception_ptr error,
-                                                                                 Reply reply) {
+    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](detail::Failure error, Reply reply) {
         if (error) return report(Attempt::failed(error));
-        try {
-            for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
-                if (kind.holder_of(reply.elements[i].str))
-                    detail::hold_count_of(core.transport.config().server_name(), name, reply.elements[i].str,
-                                          reply.elements[i + 1].str);
-        } catch (const WrongTypeError&) {
-            return report(Attempt::failed(std::current_exception()));
+        for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+            const std::string& field = reply.elements[i].str;
+            const std::string& value = reply.elements[i + 1].str;
+            if (kind.holder_of(field) && !detail::hold_count_in(value))
+                return report(
+                    Attempt::failed(detail::not_a_lock(core.transport.config().server_name(), name, field, value)));
         }
         report(Attempt::refused(-1));
     });
@@ -66,44 +66,72 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
 
 void Lock::acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,
                    Watch watch, std::stop_token stop) {
-    const auto subject = [this] { return detail::quoted(name_); };
-    detail::check_owner(subject, owner);
-    detail::check_lease(subject, lease);
-    if (wait) detail::check_wait(subject, *wait);
-    auto& core = client_->core();
+    detail::LockAccess::acquire(
+        *this, std::move(owner), wait, lease,
+        [done = std::move(done)](detail::Failure error, bool acquired, std::int64_t token) {
+            done(error, acquired, token);
+        },
+        watch, std::move(stop));
+}
+
+void Lock::start_release(std::string owner, Released done) {
+    detail::LockAccess::release(*this, std::move(owner),
+                                [done = std::move(done)](detail::Failure error) { done(error); });
+}
+
+}  // namespace holdfast
+
+namespace holdfast::detail {
+
+void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Lock::Duration> wait,
+                         std::optional<Lock::Duration> lease, AcquireHandler done, Watch watch, std::stop_token stop) {
+    using Duration = Lock::Duration;
+    const std::string& name = lock.name_;
+    const LockKind* kind = lock.kind_;
+    const auto subject = [&name] { return quoted(name); };
+    check_owner(subject, owner);
+    check_lease(subject, lease);
+    if (wait) check_wait(subject, *wait);
+    auto& core = lock.client_->core();
     const Duration ttl = lease.value_or(core.watchdog.lease());
-    detail::AcquireSpec spec;
-    spec.hold = {kind_->noun(), name_, kind_->hold_field(owner), owner};
-    spec.request = kind_->acquire(core, name_, owner, ttl, wait && *wait == Duration::zero());
-    spec.request.attempt = [&core, &kind = *kind_, name = name_, attempt = std::move(spec.request.attempt)](
+    AcquireSpec spec;
+    spec.hold = {kind->noun(), name, kind->hold_field(owner), owner};
+    spec.request = kind->acquire(core, name, owner, ttl, wait && *wait == Duration::zero());
+    spec.request.attempt = [&core, &kind = *kind, name, attempt = std::move(spec.request.attempt)](
                                std::function<void(Attempt)> report) {
         attempt([&core, &kind, name, report = std::move(report)](Attempt result) {
             if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
             refused_without_ttl(core, kind, name, std::move(report));
         });
     };
-    spec.request.deadline = detail::deadline_after(wait);
+    spec.request.deadline = deadline_after(wait);
     spec.request.stop = std::move(stop);
-    spec.request.give_back = [&core, kind = kind_, name = name_, owner](std::function<void()> then) {
-        kind->release(core, name, owner, "0", [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+    spec.request.give_back = [&core, kind, name, owner](std::function<void()> then) {
+        kind->release(core, name, owner, "0", [then = std::move(then)](Failure, Reply) { then(); });
     };
     // The caller's watch (RedLock) renews and judges its members itself.
-    spec.keeping = {true, watch == Watch::watchdog, lease ? nullptr : &kind_->renew(), ttl};
+    spec.keeping = {true, watch == Watch::watchdog, lease ? nullptr : &kind->renew(), ttl};
     spec.gives_back_unknown = watch == Watch::watchdog;
-    detail::acquire_hold(core, std::move(spec), std::move(done));
+    acquire_hold(core, std::move(spec), std::move(done));
 }
 
-void Lock::start_release(std::string owner, Released done) {
-    detail::check_owner([this] { return detail::quoted(name_); }, owner);
-    auto& core = client_->core();
-    detail::ReleaseSpec spec;
-    spec.hold = {kind_->noun(), name_, kind_->hold_field(owner), owner};
-    spec.send = [&core, kind = kind_, name = name_, owner](const std::string& lease_ms, detail::ReplyHandler sent) {
+void LockAccess::release(Lock& lock, std::string owner, Released done) {
+    const std::string& name = lock.name_;
+    const LockKind* kind = lock.kind_;
+    check_owner([&name] { return quoted(name); }, owner);
+    auto& core = lock.client_->core();
+    ReleaseSpec spec;
+    spec.hold = {kind->noun(), name, kind->hold_field(owner), owner};
+    spec.send = [&core, kind, name, owner](const std::string& lease_ms, ReplyHandler sent) {
         kind->release(core, name, owner, lease_ms, std::move(sent));
     };
-    detail::release_hold(core, std::move(spec),
-                         [done = std::move(done)](detail::ReleaseOutcome outcome) { done(std::move(outcome.error)); });
+    release_hold(core, std::move(spec),
+                 [done = std::move(done)](ReleaseOutcome outcome) { done(std::move(outcome.error)); });
 }
+
+}  // namespace holdfast::detail
+
+namespace holdfast {
 
 std::optional<std::int64_t> Lock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease,
                                                    std::stop_token stop) {
@@ -186,7 +214,7 @@ bool Lock::force_unlock() {
     auto& core = client_->core();
     refuse_loop_thread(core);
     detail::BlockingResult<bool> result;
-    kind_->force_unlock(core, name_, [&result](std::exception_ptr error, Reply reply) {
+    kind_->force_unlock(core, name_, [&result](detail::Failure error, Reply reply) {
         result.set(std::move(error), reply.integer == 1);
     });
     return result.get();

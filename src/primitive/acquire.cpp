@@ -6,7 +6,6 @@
 #include <random>
 
 #include "common/quoted.hpp"
-#include "holdfast/errors.hpp"
 #include "primitive/acquire_machine.hpp"
 #include "primitive/wait_queue.hpp"
 #include "telemetry/telemetry.hpp"
@@ -72,7 +71,7 @@ public:
         return actions.took_wake;
     }
     void on_closed() override { run(machine_.closing(closing_error())); }
-    void on_refused(std::exception_ptr error) override { run(machine_.channel_refused(std::move(error))); }
+    void on_refused(const Failure& error) override { run(machine_.channel_refused(error)); }
 
 private:
     void run(const AcquireMachine::Actions& actions) {
@@ -152,10 +151,9 @@ private:
         done(outcome.error, outcome.acquired, outcome.token);
     }
 
-    std::exception_ptr closing_error() const {
-        return std::make_exception_ptr(ConnectionError(
-            "holdfast: the client is shutting down; stopped waiting" +
-            (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel))));
+    Failure closing_error() const {
+        return client_closed("; stopped waiting" +
+                             (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)));
     }
 
     // Counted among the waiters once it first waits.

@@ -19,9 +19,9 @@ Reply query(Transport& transport, const std::string& key, std::string what, std:
     return block<Reply>(transport, [&](auto done) {
         transport.execute(key, args,
                           [&transport, key, what = std::move(what), kind = std::string(kind),
-                           done = std::move(done)](std::exception_ptr error, Reply reply) {
+                           done = std::move(done)](Failure error, Reply reply) {
                               if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
-                              auto fail = [done](std::exception_ptr e) { done(std::move(e), Reply{}); };
+                              auto fail = [done](Failure e) { done(std::move(e), Reply{}); };
                               reply_error(transport, key, what, reply, std::move(fail), kind);
                           });
     });

@@ -108,7 +108,7 @@ private:
     /// map meanwhile if `reread`); the command was not run.
     void route_later(const std::shared_ptr<Request>& request, bool reread);
     /// A reply (or failure) of a request route() sent: redirects, retries, else the caller's handler.
-    void on_reply(const std::shared_ptr<Request>& request, std::exception_ptr error, Reply reply);
+    void on_reply(const std::shared_ptr<Request>& request, Failure error, Reply reply);
     /// The node's entry, connected on first use; mutex_ held.
     std::uint16_t node_index_locked(const ServerAddress& address);
     /// The node serving `slot` (any node if none does); mutex_ held.

@@ -13,8 +13,7 @@ void Connection::refresh_role(Clock::time_point now) {
     if (is_push || state_ != State::ready || now - role_checked_ < every) return;
     if (config_.topology != Topology::sentinel && config_.replica_sync == ReplicaSync::off) return;
     role_checked_ = now;
-    submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](std::exception_ptr error,
-                                                                                           Reply reply) {
+    submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
         if (!error && generation == self->generation_) self->on_role(reply);
     });
 }

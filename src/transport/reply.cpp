@@ -54,9 +54,15 @@ redisReplyObjectFunctions reply_functions{create_string, create_array, create_in
 
 }  // namespace
 
-bool Reply::is_error_code(std::string_view code) const {
-    return type == Type::error && std::string_view(str).substr(0, code.size()) == code &&
-           (str.size() == code.size() || str[code.size()] == ' ');
+bool Reply::is_error_code(std::string_view code) const { return type == Type::error && this->code() == code; }
+
+// Redis's codes are upper-case words ("ERR", "WRONGTYPE", "NOPERM", "OOM").
+std::string_view Reply::code() const {
+    if (type != Type::error) return {};
+    const std::string_view word = std::string_view(str).substr(0, str.find(' '));
+    for (const char c : word)
+        if (!(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '_' && c != '-') return {};
+    return word;
 }
 
 std::string Reply::describe() const {

@@ -49,7 +49,8 @@ TEST_F(NoChannels, EveryAcquireIsRefusedBeforeAnythingIsWritten) {
     Client client(limited());
     const std::string owner = client.current_owner();
     Lock lock(client, "job");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }), expected("'job'", "redisson_lock__channel:{job}")));
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }, errc::no_permission),
+                         expected("'job'", "redisson_lock__channel:{job}")));
     FencedLock fenced(client, "fenced");
     EXPECT_TRUE(mentions(error_of<ServerError>([&] { fenced.try_lock(); }),
                          expected("'fenced'", "redisson_lock__channel:{fenced}")));
@@ -122,7 +123,7 @@ TEST_F(NoChannels, AMissingCommandIsNamed) {
     raw->command({"ACL", "SETUSER", "limited", "allchannels", "-evalsha"});
     Client client(limited());
     Lock lock(client, "job");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }),
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }, errc::no_permission),
                          {"'job'", server_name(), "evalsha", "ACL SETUSER limited +evalsha"}));
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }

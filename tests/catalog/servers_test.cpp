@@ -87,8 +87,9 @@ TEST_F(Servers, AMissingUnixSocketIsAConnectionError) {
     EXPECT_TRUE(mentions(error_of<ConnectionError>(client), {c.unix_socket, "No such file"}));
 }
 
-// A ProtocolError, and at once: only the failure itself fails the waiting
-// commands with that type (the timeout would give a plain ConnectionError).
+// A ProtocolError (not a ConnectionError: retrying cannot help), and at once:
+// only the failure itself fails the waiting commands with that type (the
+// timeout would give a plain ConnectionError).
 TEST_F(Servers, AWebServerIsNamedAsNotRedis) {
     FakeServer web = FakeServer::http();
     Config c = config();
