@@ -84,7 +84,8 @@ bool is_server(const std::error_code& code) noexcept {
 }
 
 Failure client_closed(std::string_view detail) {
-    return {errc::client_closed, "holdfast: the client is shutting down" + std::string(detail)};
+    // The category's words for it: one spelling.
+    return {errc::client_closed, "holdfast: " + make_error_code(errc::client_closed).message() + std::string(detail)};
 }
 
 }  // namespace holdfast::detail

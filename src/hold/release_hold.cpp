@@ -147,7 +147,7 @@ void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(Release
         core.watchdog.renews(hold.key, hold.field) ? std::to_string(core.watchdog.lease().count()) : "0";
     r->spec.send(lease_ms, [&core, r](Failure error, Reply reply) {
         // Every script checks and writes last, so an error reply changed nothing.
-        const ReleaseReply said = !error                           ? r->spec.decode(reply)
+        const ReleaseReply said = !error                        ? r->spec.decode(reply)
                                   : is_unanswered(error.code()) ? ReleaseReply::no_reply
                                                                 : ReleaseReply::refused;
         if (error || !core.transport.syncs_replicas(r->spec.hold.key)) return conclude(core, r, said, error);
