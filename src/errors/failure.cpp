@@ -29,37 +29,49 @@ errc value_of(const std::error_code& code) {
 }  // namespace
 
 Failure::Failure(errc code, std::string message)
-    : code_(code), message_(std::move(message)), reply_code_(reply_word(code)) {}
+    : code_(code), said_(std::make_shared<const Said>(Said{std::move(message), reply_word(code)})) {}
 
 Failure Failure::server(std::string reply_code, std::string message) {
-    Failure failure(errc_of_reply(reply_code), std::move(message));
-    failure.reply_code_ = std::move(reply_code);
+    Failure failure;
+    failure.code_ = errc_of_reply(reply_code);
+    failure.said_ = std::make_shared<const Said>(Said{std::move(message), std::move(reply_code)});
     return failure;
 }
 
+const std::string& Failure::message() const noexcept {
+    static const std::string none;
+    return said_ ? said_->message : none;
+}
+
+const std::string& Failure::reply_code() const noexcept {
+    static const std::string none;
+    return said_ ? said_->reply_code : none;
+}
+
 Failure Failure::saying(std::string message) const {
-    Failure said = *this;
-    said.message_ = std::move(message);
-    return said;
+    Failure same = *this;
+    same.said_ = std::make_shared<const Said>(Said{std::move(message), reply_code()});
+    return same;
 }
 
 // The one place a code decides the kind of exception.
 std::exception_ptr Failure::exception() const {
     if (!code_) return nullptr;
+    const std::string& message = this->message();
     switch (value_of(code_)) {
-        case errc::not_connected: return std::make_exception_ptr(ConnectionError(message_, errc::not_connected));
-        case errc::connection_lost: return std::make_exception_ptr(ConnectionError(message_, errc::connection_lost));
-        case errc::reply_timeout: return std::make_exception_ptr(ReplyTimeoutError(message_));
-        case errc::client_closed: return std::make_exception_ptr(ClosedError(message_));
-        case errc::auth_refused: return std::make_exception_ptr(AuthError(message_));
-        case errc::tls_failed: return std::make_exception_ptr(TlsError(message_));
-        case errc::protocol_error: return std::make_exception_ptr(ProtocolError(message_));
-        case errc::wrong_type: return std::make_exception_ptr(WrongTypeError(message_));
-        case errc::not_owner: return std::make_exception_ptr(NotOwnerError(message_));
-        case errc::lease_lost: return std::make_exception_ptr(LeaseLostError(message_));
-        case errc::deadlock: return std::make_exception_ptr(DeadlockError(message_));
-        case errc::replicas_unconfirmed: return std::make_exception_ptr(ReplicaSyncError(message_));
-        default: return std::make_exception_ptr(ServerError(message_, reply_code_));
+        case errc::not_connected: return std::make_exception_ptr(ConnectionError(message, errc::not_connected));
+        case errc::connection_lost: return std::make_exception_ptr(ConnectionError(message, errc::connection_lost));
+        case errc::reply_timeout: return std::make_exception_ptr(ReplyTimeoutError(message));
+        case errc::client_closed: return std::make_exception_ptr(ClosedError(message));
+        case errc::auth_refused: return std::make_exception_ptr(AuthError(message));
+        case errc::tls_failed: return std::make_exception_ptr(TlsError(message));
+        case errc::protocol_error: return std::make_exception_ptr(ProtocolError(message));
+        case errc::wrong_type: return std::make_exception_ptr(WrongTypeError(message));
+        case errc::not_owner: return std::make_exception_ptr(NotOwnerError(message));
+        case errc::lease_lost: return std::make_exception_ptr(LeaseLostError(message));
+        case errc::deadlock: return std::make_exception_ptr(DeadlockError(message));
+        case errc::replicas_unconfirmed: return std::make_exception_ptr(ReplicaSyncError(message));
+        default: return std::make_exception_ptr(ServerError(message, reply_code()));
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -29,14 +30,14 @@ public:
     explicit operator bool() const noexcept { return static_cast<bool>(code_); }
     const std::error_code& code() const noexcept { return code_; }
     bool is(errc code) const noexcept { return code_ == code; }
-    const std::string& message() const noexcept { return message_; }
+    const std::string& message() const noexcept;
     /// A server failure's reply code ("OOM"); empty for the others.
-    const std::string& reply_code() const noexcept { return reply_code_; }
+    const std::string& reply_code() const noexcept;
 
     /// The same failure (code, reply code), saying `message` instead.
     Failure saying(std::string message) const;
     /// The same failure, with `more` added to its message.
-    Failure adding(std::string_view more) const { return saying(message_ + std::string(more)); }
+    Failure adding(std::string_view more) const { return saying(message() + std::string(more)); }
 
     /// The exception it stands for, of its code's kind (null for no failure):
     /// at the public boundary a Failure is this.
@@ -46,9 +47,16 @@ public:
     [[noreturn]] void raise() const;
 
 private:
+    struct Said {
+        std::string message;
+        std::string reply_code;
+    };
+
+    // Every reply passes one along, most of them empty: no failure costs a
+    // code and a null pointer, and copies of one (a connection failing every
+    // command in flight) share what it says.
     std::error_code code_;
-    std::string message_;
-    std::string reply_code_;
+    std::shared_ptr<const Said> said_;
 };
 
 /// A ConnectionError's code: no connection, or none that brought the reply
