@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "primitive/hold_ledger.hpp"
 #include "scheduler/watchdog.hpp"
@@ -33,5 +34,11 @@ private:
     // Explicit owners count from 2^32 so they never equal a Linux thread id.
     std::atomic<std::uint64_t> next_owner_{std::uint64_t{1} << 32};
 };
+
+/// The library's (and its tests') way from a Client to its core.
+struct ClientAccess {
+    static ClientCore& core(const Client& client) { return *client.core_; }
+};
+inline ClientCore& core_of(const Client& client) { return ClientAccess::core(client); }
 
 }  // namespace holdfast::detail

@@ -242,7 +242,7 @@ std::optional<std::string> name_of_key(std::string_view key) {
 
 std::vector<std::string> find_names(Client& client, const std::string& pattern) {
     if (pattern.empty()) throw std::invalid_argument("holdfast: find_names: an empty pattern matches nothing; use *");
-    detail::Transport& transport = client.core().transport;
+    detail::Transport& transport = detail::core_of(client).transport;
     // Every key that stands for a matching name holds Config::key_prefix and
     // the name (a side key inside its braces): SCAN is asked for that
     // superset, and each key's name is checked against the pattern here.
@@ -276,7 +276,7 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
 LockState inspect(Client& client, const std::string& name) {
     if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");
     const std::string key = detail::mapped_name(client.config().key_prefix, name);
-    LockState state = Inspector(client.core().transport, key).run();
+    LockState state = Inspector(detail::core_of(client).transport, key).run();
     state.name = name;
     return state;
 }

@@ -1,8 +1,13 @@
-// What the compositions of locks (MultiLock, RedLock) use of each member Lock:
-// its async acquire and release, its kind and its client.
+// How a hold of a Lock is taken and released: for Lock itself, its family
+// (FencedLock takes its token here) and the compositions (MultiLock, RedLock),
+// without putting any of it in the public header.
 #pragma once
 
+#include <cstdint>
+#include <exception>
+#include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "core/client_core.hpp"
@@ -12,23 +17,29 @@
 namespace holdfast::detail {
 
 struct LockAccess {
-    using Acquired = Lock::Acquired;
-    using Released = Lock::Released;
+    using Duration = Lock::Duration;
+    /// Completion of an acquire: error, or whether taken and its fencing token.
+    using Acquired = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
+    /// Completion of a release: release()'s error, or none.
+    using Released = std::function<void(std::exception_ptr error)>;
 
-    using Watch = Lock::Watch;
+    /// Who keeps watch over a hold's lease: the client's watchdog (renewing a
+    /// watchdog lease, and telling the holder when any lease lapses), or the
+    /// caller (RedLock, which renews and judges its members itself).
+    enum class Watch { watchdog, caller };
 
-    /// Lock::acquire: validates, then acquires for `owner`; `done` runs on the lock's client's loop thread.
-    static void acquire(Lock& lock, std::string owner, std::optional<Lock::Duration> wait,
-                        std::optional<Lock::Duration> lease, Acquired done, Watch watch = Watch::watchdog,
-                        std::stop_token stop = {}) {
-        lock.acquire(std::move(owner), wait, lease, std::move(done), watch, std::move(stop));
-    }
-    /// Lock::release: one hold of `owner`; NotOwnerError if it holds none.
-    static void release(Lock& lock, std::string owner, Released done) { lock.start_release(std::move(owner), std::move(done)); }
+    /// Validates, then acquires `lock` for `owner`; `done` runs on the lock's client's loop thread.
+    static void acquire(Lock& lock, std::string owner, std::optional<Duration> wait, std::optional<Duration> lease,
+                        Acquired done, Watch watch = Watch::watchdog, std::stop_token stop = {});
+    /// acquire() for the calling thread, blocking; nullopt when not acquired, else the token.
+    static std::optional<std::int64_t> acquire_blocking(Lock& lock, std::optional<Duration> wait,
+                                                        std::optional<Duration> lease, std::stop_token stop = {});
+    /// Releases one hold of `owner`; `done` gets release()'s error, or none.
+    static void release(Lock& lock, std::string owner, Released done);
 
     static const LockKind& kind(const Lock& lock) { return *lock.kind_; }
-    static Client& client(const Lock& lock) { return lock.client(); }
-    static ClientCore& core(const Lock& lock) { return lock.client().core(); }
+    static Client& client(const Lock& lock) { return *lock.client_; }
+    static ClientCore& core(const Lock& lock) { return core_of(*lock.client_); }
 };
 
 }  // namespace holdfast::detail

@@ -65,18 +65,20 @@ public:
     /// Whether an owner may take it again while holding it (the simple lock may not).
     virtual bool reentrant() const { return true; }
 
-    /// Lock's queries, read on the caller's thread through `query` (one
-    /// command, its reply; a Redis error reply arrives as an exception). The
-    /// defaults read the hash layout with hold_field(), holder_of() and shares_key();
-    /// a kind stored otherwise (the simple lock's string) overrides all three.
-    struct Query {
-        std::function<Reply(std::vector<std::string_view> args)> run;
-        std::string server;  // host:port, for error messages
-        Reply operator()(std::vector<std::string_view> args) const { return run(std::move(args)); }
+    /// Lock's queries, each one command and how to read its reply (which may
+    /// throw: a field that is no hold count). The defaults read the hash
+    /// layout with hold_field(), holder_of() and shares_key(); a kind stored
+    /// otherwise (the simple lock's string) overrides all three. `server`
+    /// names where, in errors.
+    template <class T>
+    struct Question {
+        std::vector<std::string> command;
+        std::function<T(const Reply&)> answer;
     };
-    virtual bool is_locked(const Query& query, const std::string& name) const;
-    virtual std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const;
-    virtual std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const;
+    virtual Question<bool> is_locked(const std::string& name, const std::string& server) const;
+    virtual Question<std::int64_t> hold_count(const std::string& name, const std::string& owner,
+                                              const std::string& server) const;
+    virtual Question<std::vector<Lock::Holder>> holders(const std::string& name, const std::string& server) const;
 };
 
 /// Redisson's RedissonLock: one hash, one channel announcing final unlocks.

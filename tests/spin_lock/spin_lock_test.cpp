@@ -20,7 +20,7 @@ TEST_F(SpinLocking, UsesTheRLockLayoutAndIsReentrant) {
     lock.unlock();
     lock.unlock();
     EXPECT_EQ(raw->integer({"EXISTS", "spin"}), 0);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SpinLocking, ExcludesAnRLockOnTheSameName) {
@@ -48,7 +48,7 @@ TEST_F(SpinLocking, WaitsWithoutPubSub) {
         return got;
     });
     ASSERT_TRUE(eventually([&] { return script_calls() >= 3; }));
-    EXPECT_EQ(waiter_client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(waiter_client).transport.subscriber().channel_count(), 0u);
     EXPECT_EQ(raw->command({"PUBSUB", "CHANNELS"})->elements, 0u);
     held.unlock();
     ASSERT_EQ(waiter.wait_for(std::chrono::seconds(10)), std::future_status::ready);

@@ -60,7 +60,7 @@ protected:
     // the holder's 60 s lease would have let it in.
     void expect_waiter_woken(const Config& c, bool sharded) {
         Client holder(c), waiter(c);
-        EXPECT_EQ(holder.core().transport.publish_command("queue", "redisson_lock__channel:{queue}"), sharded ? "spublish" : "publish");
+        EXPECT_EQ(detail::core_of(holder).transport.publish_command("queue", "redisson_lock__channel:{queue}"), sharded ? "spublish" : "publish");
         const std::string name = name_on(1, "woken-");
         const std::string channel = "redisson_lock__channel:{" + name + "}";
         Lock held(holder, name);

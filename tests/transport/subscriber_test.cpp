@@ -38,7 +38,7 @@ TEST_F(Subscriptions, RefusedChannelFailsTheWaiterNamingTheChannel) {
         EXPECT_NE(why.find("ACL SETUSER <user> +subscribe"), std::string::npos) << why;  // the command, not a channel
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
-    EXPECT_EQ(waiter_client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(waiter_client).transport.subscriber().channel_count(), 0u);
 
     // Nothing is left stuck: granted the command, the same client waits and is
     // woken by the unlock message, long before the 30 s lease would end.
