@@ -1,6 +1,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -157,6 +158,53 @@ void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
+// Lost releases: a release that returned ok, yet the witness read the
+// holder's owner field in the lock's hash on a master afterwards (the read
+// sent after the release had returned), before the holder tried that lock
+// again. Reads of a node a failover was deposing, while it did, do not count:
+// it is no longer the master that matters, and its data is about to go.
+void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
+    if (facts.semaphore()) return;  // permits have no owner
+    for (int lock = 0; lock < facts.locks; ++lock) {
+        const auto& samples = m.samples[lock];
+        for (const Hold& h : m.holds[lock]) {
+            // A release that left a count is a leaked hold instead.
+            if (h.release != Phase::ok || h.owner.empty() || h.left_after_release > 0) continue;
+            Nanos next_try = std::numeric_limits<Nanos>::max();
+            for (const Attempt& a : m.attempts[lock])
+                if (a.worker == h.worker && a.invoke > h.end) next_try = std::min(next_try, a.invoke);
+            const auto from = std::upper_bound(samples.begin(), samples.end(), h.released,
+                                               [](Nanos t, const Sample& s) { return t < s.time; });
+            for (auto s = from; s != samples.end() && s->time < next_try; ++s) {
+                const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+                    return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
+                });
+                const bool held = std::any_of(s->fields.begin(), s->fields.end(), [&](const std::string& field) {
+                    return field == h.owner || field == h.owner + ":write";
+                });
+                if (deposed || !held) continue;
+                // Asynchronous replication: a failover may lose a release its
+                // old master ran (RELIABILITY.md counts how often); with
+                // replica sync the release must have been confirmed, or told.
+                const bool failover = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+                    return fails_over(f.kind) && f.start <= s->time && f.end >= h.end;
+                });
+                if (failover && !facts.replicas_synced && !facts.strict) {
+                    ++r.lost_releases.expected;
+                } else {
+                    ++r.lost_releases.violations;
+                    add_finding(r, "lost release",
+                                lock_name(lock) + ": the release of " + describe(facts, h) + " returned ok at " +
+                                    at(facts, h.released) + ", but the owner's field was still on :" +
+                                    std::to_string(s->port) + " at " + at(facts, s->time) + ", " +
+                                    std::to_string((s->time - h.released) / 1'000'000) + " ms later");
+                }
+                break;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
@@ -175,7 +223,7 @@ bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, co
 }
 
 long RunResult::violations() const {
-    return overlaps.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
+    return overlaps.violations + lost_releases.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
            fifo.violations + leaked_holds + renewed_after_release + integrity + worker_failures + slow_regrants +
            slow_wakeups + stuck;
 }
@@ -240,6 +288,7 @@ RunResult check_run(const RunFacts& facts) {
         add_finding(r, "worker", failure);
     }
     check_overlaps(facts, m, r);
+    check_lost_releases(facts, m, r);
     for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
     if (facts.fenced()) check_tokens(facts, m, r);
     if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);

@@ -42,6 +42,11 @@ struct RunResult {
     long untold = 0, told = 0;
     Tally lost_updates, stale_writes, token_order;
     Tally fifo;      // fair lock: a waiter granted before one that joined the queue well before it
+    // A release that returned ok while the server kept the hold: the witness
+    // saw the holder's owner field on a master after the release had returned
+    // and before the holder's next acquire of that lock. Expected only under
+    // a failover with replica sync off (asynchronous replication).
+    Tally lost_releases;
     long leaked_holds = 0;  // release left a hold count behind
     long renewed_after_release = 0;  // a hold the watchdog still renewed after its release was tried
     long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker.hpp"
@@ -207,10 +208,15 @@ struct Line {
     std::string message = {};
 };
 
-// Writes `lines` to their workers' files and `faults` (as nemesis.log lines,
-// times in ms after t0) to the fault log, then checks the one-lock run.
-RunResult check_lines(const std::string& name, const std::vector<Line>& lines, const std::vector<std::string>& faults) {
+// Writes `lines` to their workers' files, `faults` (nemesis.log lines) to the
+// fault log and `samples` ("TIME PORT LOCK FIELD...", TIME in ms after t0) to
+// the witness's log, then checks the one-lock run.
+RunResult check_lines(const std::string& name, const std::vector<Line>& lines, const std::vector<std::string>& faults,
+                      const std::vector<std::pair<long, std::string>>& samples = {}, bool replicas_synced = true) {
     const std::string dir = fresh_dir(name);
+    std::ofstream witness(dir + "/witness.log");
+    for (const auto& [t, rest] : samples) witness << t0 + t * ms << ' ' << rest << '\n';
+    witness.close();
     for (const Line& l : lines)
         std::ofstream(dir + "/worker-" + std::to_string(l.worker) + ".log", std::ios::app)
             << t0 + l.t * ms << ' ' << l.worker << ' ' << l.op << ' ' << l.phase << " 0 " << l.hold
@@ -218,7 +224,9 @@ RunResult check_lines(const std::string& name, const std::vector<Line>& lines, c
     std::ofstream log(dir + "/nemesis.log");
     for (const std::string& f : faults) log << f << '\n';
     log.close();
-    return check_run(one_lock_facts(dir));
+    RunFacts facts = one_lock_facts(dir);
+    facts.replicas_synced = replicas_synced;
+    return check_run(facts);
 }
 
 // "START END kind worker lock detail", START and END in ms after t0.
@@ -279,6 +287,72 @@ TEST(Migration, CountsTheReleasesInvokedWhileTheSlotMigrated) {
         {fault(1000, 1999, "cluster-migrate-slot -1 0 slot 1 of check:lock:0 moved from :1 to :2 in 999ms")});
     EXPECT_EQ(r.releases_in_migration, 1);
     EXPECT_EQ(r.violations(), 0);
+}
+
+// Worker 0 (owner c0:1) holds lock 0 from 1.010 s and releases it at
+// 1.200-1.210 s (ok, nothing left); worker 1 (c1:1), waiting since 1.100 s,
+// is granted only at 1.700 s. The witness read c0:1 on :7000 at 1.150 s
+// (still held: fine) and, unless `ghost` is false, at 1.250 s: after the
+// release had returned. `retry`: worker 0 tried the lock again at 1.240 s.
+struct LostStory {
+    bool ghost = true;
+    int ghost_port = 7000;
+    bool retry = false;
+    std::vector<std::string> faults = {};
+    bool replicas_synced = true;
+};
+
+RunResult check_lost(const std::string& name, const LostStory& story) {
+    std::vector<Line> lines{{1000, 0, 1, "acquire", "invoke", 0, "c0:1"}, {1010, 0, 1, "acquire", "ok"},
+                            {1200, 0, 1, "release", "invoke"},            {1210, 0, 1, "release", "ok", 0},
+                            {1100, 1, 1, "acquire", "invoke", 0, "c1:1"}, {1700, 1, 1, "acquire", "ok"},
+                            {1800, 1, 1, "release", "invoke"},            {1810, 1, 1, "release", "ok", 0}};
+    if (story.retry) {
+        lines.push_back({1240, 0, 2, "acquire", "invoke", 0, "c0:1"});
+        lines.push_back({1260, 0, 2, "acquire", "fail", -1, "timed out"});
+    }
+    std::vector<std::pair<long, std::string>> samples{{1150, "7000 0 c0:1"}, {1750, "7000 0 c1:1"}};
+    if (story.ghost) samples.push_back({1250, std::to_string(story.ghost_port) + " 0 c0:1"});
+    return check_lines(name, lines, story.faults, samples, story.replicas_synced);
+}
+
+TEST(LostRelease, AHoldReadOnTheServerAfterItsReleaseReturnedOkIsLost) {
+    const RunResult r = check_lost("lost-plain", {});
+    EXPECT_EQ(r.lost_releases.violations, 1);
+    ASSERT_FALSE(r.findings.empty());
+    EXPECT_TRUE(r.findings[0].starts_with("lost release: check:lock:0: the release of hold 0.1")) << r.findings[0];
+    EXPECT_NE(r.findings[0].find("still on :7000 at 1.250s, 40 ms later"), std::string::npos) << r.findings[0];
+    EXPECT_EQ(check_lost("lost-none", {.ghost = false}).lost_releases.violations, 0);
+}
+
+// The holder's own next try may take the lock again: its field then proves nothing.
+TEST(LostRelease, NotAfterTheHolderTriedTheLockAgain) {
+    const RunResult r = check_lost("lost-retry", {.retry = true});
+    EXPECT_EQ(r.lost_releases.violations, 0);
+    EXPECT_EQ(r.lost_releases.expected, 0);
+}
+
+// A failover with replica sync off may lose a release (asynchronous
+// replication): expected. With replica sync, the release must have been
+// confirmed by the replica, or reported: a violation.
+TEST(LostRelease, ExpectedUnderAFailoverOnlyWithoutReplicaSync) {
+    const std::vector<std::string> failover{
+        fault(1190, 1600, "sentinel-failover -1 -1 SENTINEL FAILOVER: master :7001 -> :7000 named in 300ms")};
+    const RunResult off = check_lost("lost-failover-off", {.faults = failover, .replicas_synced = false});
+    EXPECT_EQ(off.lost_releases.violations, 0);
+    EXPECT_EQ(off.lost_releases.expected, 1);
+    const RunResult synced = check_lost("lost-failover-synced", {.faults = failover});
+    EXPECT_EQ(synced.lost_releases.violations, 1);
+}
+
+// The master being deposed still has what it had; its data goes once it
+// follows the new one. A read of it during the failover proves nothing.
+TEST(LostRelease, NotOnTheMasterAFailoverIsDeposing) {
+    const RunResult r = check_lost(
+        "lost-deposed", {.ghost_port = 7001,
+                         .faults = {fault(1190, 1600, "sentinel-failover -1 -1 SENTINEL FAILOVER: master :7001 -> "
+                                                      ":7000 named in 300ms")}});
+    EXPECT_EQ(r.lost_releases.violations + r.lost_releases.expected, 0);
 }
 
 }  // namespace

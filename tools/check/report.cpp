@@ -33,7 +33,7 @@ struct Row {
     int runs = 0;
     long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0, releases_in_migration = 0;
     bool migrates = false;  // the scenario moves slots
-    Tally overlaps, lost_updates, stale_writes, token_order, fifo;
+    Tally overlaps, lost_releases, lost_updates, stale_writes, token_order, fifo;
     long leaks = 0, renewed_after_release = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
     std::vector<double> wakeups, resumes;
@@ -49,7 +49,8 @@ struct Row {
         refused += r.refused;
         releases_in_migration += r.releases_in_migration;
         migrates = r.scenario.find("cluster-migrate-slot") != std::string::npos;
-        for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_updates, &r.lost_updates},
+        for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_releases, &r.lost_releases},
+                                {&lost_updates, &r.lost_updates},
                                 {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order},
                                 {&fifo, &r.fifo}}) {
             sum->violations += one->violations;
@@ -126,7 +127,7 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
         it->add(r);
     }
     std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
-                                                 "leases lost", "faults", "overlaps", "overlaps untold/told",
+                                                 "leases lost", "faults", "overlaps", "overlaps untold/told", "lost releases",
                                                  "lost updates",
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "renewed after release", "other",
@@ -142,6 +143,7 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                              (r.migrates ? " (" + std::to_string(r.releases_in_migration) + " releases inside)" : ""),
                          tally(r.overlaps),
                          counter ? std::to_string(r.untold) + "/" + std::to_string(r.told) : "-",
+                         counter ? tally(r.lost_releases) : "-",
                          counter ? tally(r.lost_updates) : "-",
                          counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
                          fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
@@ -166,6 +168,8 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
            "Overlaps untold/told: every overlap, expected or not, by whether the earlier holder was told by\n"
            "lease_lost_token() before the other entered (or the later one at its entry). With a holder cut off by\n"
            "partition-holder an untold one is a violation, a told one is not (what fencing is for).\n"
+           "Lost releases: a release that returned ok while the server kept the hold (its owner's field was\n"
+           "read on a master after the release returned, before the holder tried that lock again).\n"
            "Faults of cluster-migrate-slot: migrations, and the releases invoked while their lock's slot migrated.\n"
            "Resume after failover: per failover, the longest gap between two grants (any lock) overlapping it,\n"
            "from the last grant before the master stopped granting to the first after the failover.\n";

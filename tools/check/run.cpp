@@ -14,6 +14,7 @@
 #include "sentinel_group.hpp"
 #include "status.hpp"
 #include "sync_redis.hpp"
+#include "witness.hpp"
 #include "workers.hpp"
 
 namespace holdfast::check {
@@ -134,7 +135,17 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.primitive = spec.primitive;
     facts.permits = spec.primitive == Primitive::semaphore ? o.permits : 1;
     facts.strict = o.strict;
+    facts.replicas_synced = o.replica_sync != "off";
     facts.locks = o.locks;
+    // Every data node: a master it reads, a replica it skips.
+    std::vector<std::uint16_t> data_ports;
+    if (sentinel)
+        for (const auto& node : sentinels->nodes) data_ports.push_back(node->port());
+    else if (cluster)
+        for (std::size_t i = 0; i < redis_cluster->size(); ++i) data_ports.push_back(redis_cluster->port(i));
+    else data_ports.push_back(lock_server.port());
+    auto witness = std::make_unique<Witness>(data_ports, cluster, o.locks, std::max(Duration(5), o.lease / 10),
+                                             dir + "/witness.log");
     facts.start = now_ns();
     workers.start();
     const Nanos end = facts.start + to_ns(o.duration);
@@ -154,6 +165,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     // A worker finishes its hold: one acquire wait, a critical section, calls that may time out.
     const Nanos deadline = facts.stop + to_ns(o.acquire_wait() + base.max_section + 4 * base.timeout) + 5'000'000'000;
     for (const auto& e : workers.stop(deadline)) facts.worker_failures.push_back(describe_exit(e, "at the stop"));
+    witness.reset();
     facts.killed = workers.killed();
     for (int lock = 0; lock < o.locks; ++lock) facts.resources.push_back(read_resource(resource_server.port(), lock));
     if (o.progress && ::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);
