@@ -62,6 +62,9 @@ struct RunResult {
     // grant, from the last one before the master stopped granting to the
     // first after the failover. Measured, not judged.
     std::vector<double> resume_ms;
+    // cluster-kill-primary-waiting: per fault, from the nemesis's release
+    // (after the promotion) to the next grant, workers having waited across it.
+    std::vector<double> failover_wakeups_ms;
 
     std::vector<std::string> findings;  // the violations, explained (the first few of each kind)
 

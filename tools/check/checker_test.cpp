@@ -355,5 +355,34 @@ TEST(LostRelease, NotOnTheMasterAFailoverIsDeposing) {
     EXPECT_EQ(r.lost_releases.violations + r.lost_releases.expected, 0);
 }
 
+// cluster-kill-primary-waiting: the nemesis (worker 1000000) holds lock 0
+// from 0.510 s; the primary is killed at 1.000 s; it releases the lock at
+// 2.000-2.010 s, after the promotion; worker 1, waiting since 0.800 s, is
+// granted it at `granted` ms. The promise: within 3 s of the release.
+RunResult check_behind_failover(const std::string& name, long granted) {
+    return check_lines(
+        name,
+        {{500, nemesis_worker, 1, "acquire", "invoke", 0, "n:1"}, {510, nemesis_worker, 1, "acquire", "ok"},
+         {2000, nemesis_worker, 1, "release", "invoke"},          {2010, nemesis_worker, 1, "release", "ok", 0},
+         {800, 1, 1, "acquire", "invoke", 0, "c1:1"},             {granted, 1, 1, "acquire", "ok"},
+         {granted + 50, 1, 1, "release", "invoke"},               {granted + 60, 1, 1, "release", "ok", 0}},
+        {fault(1000, 2010, "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept "
+                           "waiting for check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
+}
+
+TEST(FailoverWakeUp, WaitersBehindAKilledPrimaryAreGrantedWithin3sOfTheRelease) {
+    const RunResult quick = check_behind_failover("behind-failover-quick", 2040);
+    ASSERT_EQ(quick.failover_wakeups_ms.size(), 1u);
+    EXPECT_DOUBLE_EQ(quick.failover_wakeups_ms[0], 30.0);
+    EXPECT_EQ(quick.violations(), 0);
+    const RunResult slow = check_behind_failover("behind-failover-slow", 5500);
+    ASSERT_EQ(slow.failover_wakeups_ms.size(), 1u);
+    EXPECT_DOUBLE_EQ(slow.failover_wakeups_ms[0], 3490.0);
+    EXPECT_EQ(slow.slow_wakeups, 1);
+    ASSERT_FALSE(slow.findings.empty());
+    EXPECT_TRUE(slow.findings[0].starts_with("slow wake-up after a failover: check:lock:0 released by the nemesis"))
+        << slow.findings[0];
+}
+
 }  // namespace
 }  // namespace holdfast::check

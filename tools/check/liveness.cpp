@@ -10,6 +10,7 @@ namespace {
 
 constexpr Nanos wakeup_promise = 100'000'000;  // 100 ms from unlock to the next grant
 constexpr Nanos regrant_slack = 1'000'000'000;  // re-grant within lease + 1 s of a holder's death
+constexpr Nanos failover_wakeup_promise = 3'000'000'000;  // waiters behind a failover: 3 s from the release
 
 // The first hold of `holds` (sorted by ack) acked after `t`, or nullptr.
 const Hold* first_grant_after(const std::vector<Hold>& holds, Nanos t) {
@@ -201,6 +202,44 @@ void measure_failover_resume(const RunFacts& facts, const Model& m, RunResult& r
     }
 }
 
+// cluster-kill-primary-waiting: workers slept waiting for a lock the nemesis
+// held while the primary of its slot was killed; the nemesis released it once
+// the replica was promoted (and the old primary back as its replica). Those
+// still waiting then must be granted it within 3 s of that release: their
+// subscriptions have to follow the slot to the promoted node (issue 19).
+void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
+    for (const Fault& f : m.faults) {
+        if (f.kind != Nemesis::cluster_kill_primary_waiting || f.lock < 0) continue;
+        const auto& holds = m.holds[f.lock];
+        const auto held = std::find_if(holds.begin(), holds.end(), [&](const Hold& h) {
+            return h.worker == f.worker && h.ack <= f.start && h.end >= f.start;
+        });
+        if (held == holds.end()) continue;
+        // A release that did not return ok may still have run: from its call then.
+        const Nanos released = held->release == Phase::ok ? held->released : held->end;
+        Nanos gave_up = -1;  // the last waiter's end, if none was granted
+        bool waited = false;
+        for (const Attempt& a : m.attempts[f.lock])
+            if (a.worker != f.worker && a.invoke < held->end && a.done > released) {
+                waited = true;
+                gave_up = std::max(gave_up, a.done);
+            }
+        if (!waited) continue;
+        const Hold* next = first_grant_after(holds, held->end);
+        const Nanos until = next && next->ack <= gave_up ? next->ack : gave_up;
+        const Nanos latency = std::max<Nanos>(0, until - released);
+        r.failover_wakeups_ms.push_back(double(latency) / 1e6);
+        if (latency <= failover_wakeup_promise && next && next->ack <= gave_up) continue;
+        ++r.slow_wakeups;
+        add_finding(r, "slow wake-up after a failover",
+                    lock_name(f.lock) + " released by the nemesis at " + at(facts, released) + " (" +
+                        phase_name(held->release) + ")" +
+                        " after its primary was killed and replaced; " +
+                        (next && next->ack <= gave_up ? "granted to a waiter only " : "no waiter granted it in ") +
+                        std::to_string(latency / 1'000'000) + " ms later (promise: 3 s)");
+    }
+}
+
 }  // namespace
 
 void check_liveness(const RunFacts& facts, const Model& model, RunResult& result) {
@@ -208,6 +247,7 @@ void check_liveness(const RunFacts& facts, const Model& model, RunResult& result
     check_wakeups(facts, model, result);
     check_unavailability(facts, model, result);
     measure_failover_resume(facts, model, result);
+    check_failover_wakeups(facts, model, result);
 }
 
 }  // namespace holdfast::check

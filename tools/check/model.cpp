@@ -29,6 +29,7 @@ bool loses_queue_places(Nemesis kind) {
         case Nemesis::sentinel_kill_master:
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
+        case Nemesis::cluster_kill_primary_waiting:
             return true;
         default:
             return false;
@@ -180,6 +181,7 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             case Nemesis::sentinel_kill_master:
             case Nemesis::cluster_failover:
             case Nemesis::cluster_kill_primary:
+            case Nemesis::cluster_kill_primary_waiting:
                 return what;
             default:
                 break;

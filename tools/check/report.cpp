@@ -36,7 +36,7 @@ struct Row {
     Tally overlaps, lost_releases, lost_updates, stale_writes, token_order, fifo;
     long leaks = 0, renewed_after_release = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
-    std::vector<double> wakeups, resumes;
+    std::vector<double> wakeups, resumes, failover_wakeups;
     std::vector<std::uint64_t> failing;
 
     void add(const RunResult& r) {
@@ -68,6 +68,7 @@ struct Row {
         unavailable = std::max(unavailable, r.longest_unavailable);
         wakeups.insert(wakeups.end(), r.wakeups_ms.begin(), r.wakeups_ms.end());
         resumes.insert(resumes.end(), r.resume_ms.begin(), r.resume_ms.end());
+        failover_wakeups.insert(failover_wakeups.end(), r.failover_wakeups_ms.begin(), r.failover_wakeups_ms.end());
         if (r.violations() > 0) failing.push_back(r.seed);
     }
 };
@@ -132,7 +133,8 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "renewed after release", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
-                                                 "resume after failover p50/max ms", "longest unavailable",
+                                                 "resume after failover p50/max ms",
+                                                 "wake-up behind a failover p50/max ms", "longest unavailable",
                                                  "verdict"}};
     for (const Row& r : rows) {
         const bool fenced = r.primitive == Primitive::fenced;
@@ -158,6 +160,10 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                          r.resumes.empty() ? "-"
                                            : std::to_string(std::lround(percentile(r.resumes, 0.5))) + "/" +
                                                  std::to_string(std::lround(percentile(r.resumes, 1.0))),
+                         r.failover_wakeups.empty()
+                             ? "-"
+                             : std::to_string(std::lround(percentile(r.failover_wakeups, 0.5))) + "/" +
+                                   std::to_string(std::lround(percentile(r.failover_wakeups, 1.0))),
                          ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
     }
     print_table(out, table);
@@ -172,7 +178,10 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
            "read on a master after the release returned, before the holder tried that lock again).\n"
            "Faults of cluster-migrate-slot: migrations, and the releases invoked while their lock's slot migrated.\n"
            "Resume after failover: per failover, the longest gap between two grants (any lock) overlapping it,\n"
-           "from the last grant before the master stopped granting to the first after the failover.\n";
+           "from the last grant before the master stopped granting to the first after the failover.\n"
+           "Wake-up: from a release's return to the next grant, where another worker waited across the release;\n"
+           "its max is the longest wake-up after a release. Behind a failover (cluster-kill-primary-waiting): from\n"
+           "the nemesis's release, after the promotion, to the next grant to a worker waiting since before it.\n";
 
     bool any = false;
     for (const RunResult& r : results) {

@@ -75,7 +75,9 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     else if (cluster) {
         // A replica per master where a primary fails over; a low node timeout
         // so that a killed one is replaced within seconds.
-        const bool replicas = spec.scenario.has(Nemesis::cluster_failover) || spec.scenario.has(Nemesis::cluster_kill_primary);
+        const bool replicas = spec.scenario.has(Nemesis::cluster_failover) ||
+                              spec.scenario.has(Nemesis::cluster_kill_primary) ||
+                              spec.scenario.has(Nemesis::cluster_kill_primary_waiting);
         support::ClusterOptions options{.masters = 3, .replicas = replicas ? 1u : 0u,
                                         .node_timeout_ms = replicas ? failover_node_timeout_ms : 5000,
                                         .extra = lock_server_args(spec.scenario)};
@@ -98,6 +100,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.lease = o.lease;
     base.timeout = o.client_timeout();
     base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
+    base.acquire_wait = o.acquire_wait(spec.scenario);
     base.primitive = spec.primitive;
     base.permits = o.permits;
     base.seed = spec.seed;
@@ -126,7 +129,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
     NemesisRunner nemesis(spec.scenario, o.lease, o.locks, random(), lock_server, workers, status.page(), nemesis_log, proxies,
-                          sentinels.get(), redis_cluster.get());
+                          sentinels.get(), redis_cluster.get(), dir, o.replica_sync);
 
     RunFacts facts;
     facts.dir = dir;
@@ -163,7 +166,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.stop = now_ns();
     status.page().stop.store(1);
     // A worker finishes its hold: one acquire wait, a critical section, calls that may time out.
-    const Nanos deadline = facts.stop + to_ns(o.acquire_wait() + base.max_section + 4 * base.timeout) + 5'000'000'000;
+    const Nanos deadline = facts.stop + to_ns(base.acquire_wait + base.max_section + 4 * base.timeout) + 5'000'000'000;
     for (const auto& e : workers.stop(deadline)) facts.worker_failures.push_back(describe_exit(e, "at the stop"));
     witness.reset();
     facts.killed = workers.killed();

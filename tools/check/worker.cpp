@@ -226,8 +226,14 @@ private:
         // The owner id (every call comes from this thread): the checker looks for it on the server after a release.
         history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1,
                              invoked + to_ns(o_.lease), owner_});
+        slot_.waiting_since.store(invoked);
+        slot_.waiting.store(lock);
+        struct Done {  // the call is over, however it ends
+            WorkerSlot& slot;
+            ~Done() { slot.waiting.store(-1); }
+        } done{slot_};
         try {
-            const auto token = targets_[lock]->try_acquire(o_.lease * 5, access_);
+            const auto token = targets_[lock]->try_acquire(o_.acquire_wait, access_);
             if (!token) {
                 log(Op::acquire, Phase::fail, lock, hold, -1, -1, "timed out");
                 return std::nullopt;
