@@ -359,14 +359,18 @@ TEST(LostRelease, NotOnTheMasterAFailoverIsDeposing) {
 // from 0.510 s; the primary is killed at 1.000 s; it releases the lock at
 // 2.000-2.010 s, after the promotion; worker 1, waiting since 0.800 s, is
 // granted it at `granted` ms. The promise: within 3 s of the release.
-RunResult check_behind_failover(const std::string& name, long granted) {
+// `confirmed` false: the release failed unconfirmed (replica sync required, no
+// replica), and the fault ended at 3.000 s with the old primary back as a replica.
+RunResult check_behind_failover(const std::string& name, long granted, bool confirmed = true) {
     return check_lines(
         name,
         {{500, nemesis_worker, 1, "acquire", "invoke", 0, "n:1"}, {510, nemesis_worker, 1, "acquire", "ok"},
-         {2000, nemesis_worker, 1, "release", "invoke"},          {2010, nemesis_worker, 1, "release", "ok", 0},
+         {2000, nemesis_worker, 1, "release", "invoke"},
+         confirmed ? Line{2010, nemesis_worker, 1, "release", "ok", 0}
+                   : Line{2010, nemesis_worker, 1, "release", "fail", -1, "no replica acknowledged it"},
          {800, 1, 1, "acquire", "invoke", 0, "c1:1"},             {granted, 1, 1, "acquire", "ok"},
          {granted + 50, 1, 1, "release", "invoke"},               {granted + 60, 1, 1, "release", "ok", 0}},
-        {fault(1000, 2010, "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept "
+        {fault(1000, confirmed ? 2500 : 3000, "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept "
                            "waiting for check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
 }
 
@@ -382,6 +386,16 @@ TEST(FailoverWakeUp, WaitersBehindAKilledPrimaryAreGrantedWithin3sOfTheRelease) 
     ASSERT_FALSE(slow.findings.empty());
     EXPECT_TRUE(slow.findings[0].starts_with("slow wake-up after a failover: check:lock:0 released by the nemesis"))
         << slow.findings[0];
+}
+
+// Nothing can be granted on a master that refuses to confirm until its
+// replica is back: the 3 s count from the fault's end then.
+TEST(FailoverWakeUp, AnUnconfirmedReleaseCountsFromTheReplicasReturn) {
+    const RunResult r = check_behind_failover("behind-failover-unconfirmed", 5500, false);
+    ASSERT_EQ(r.failover_wakeups_ms.size(), 1u);
+    EXPECT_DOUBLE_EQ(r.failover_wakeups_ms[0], 2500.0);
+    EXPECT_EQ(r.violations(), 0);
+    EXPECT_EQ(check_behind_failover("behind-failover-unconfirmed-slow", 6100, false).slow_wakeups, 1);
 }
 
 }  // namespace

@@ -204,9 +204,12 @@ void measure_failover_resume(const RunFacts& facts, const Model& m, RunResult& r
 
 // cluster-kill-primary-waiting: workers slept waiting for a lock the nemesis
 // held while the primary of its slot was killed; the nemesis released it once
-// the replica was promoted (and the old primary back as its replica). Those
-// still waiting then must be granted it within 3 s of that release: their
-// subscriptions have to follow the slot to the promoted node (issue 19).
+// the replica was promoted, the old primary still down. Those still waiting
+// then must be granted it within 3 s of that release: their subscriptions
+// have to follow the slot to the promoted node (issue 19). A release that did
+// not return ok (replica sync `required`, the promoted node having lost the
+// replica the client saw it with: nothing can be granted there until one is
+// back) counts from the fault's end instead, the old primary back as its replica.
 void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const Fault& f : m.faults) {
         if (f.kind != Nemesis::cluster_kill_primary_waiting || f.lock < 0) continue;
@@ -215,8 +218,7 @@ void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r)
             return h.worker == f.worker && h.ack <= f.start && h.end >= f.start;
         });
         if (held == holds.end()) continue;
-        // A release that did not return ok may still have run: from its call then.
-        const Nanos released = held->release == Phase::ok ? held->released : held->end;
+        const Nanos released = held->release == Phase::ok ? held->released : std::max(held->end, f.end);
         Nanos gave_up = -1;  // the last waiter's end, if none was granted
         bool waited = false;
         for (const Attempt& a : m.attempts[f.lock])
@@ -232,8 +234,10 @@ void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r)
         if (latency <= failover_wakeup_promise && next && next->ack <= gave_up) continue;
         ++r.slow_wakeups;
         add_finding(r, "slow wake-up after a failover",
-                    lock_name(f.lock) + " released by the nemesis at " + at(facts, released) + " (" +
-                        phase_name(held->release) + ")" +
+                    lock_name(f.lock) + " released by the nemesis at " + at(facts, held->end) + " (" +
+                        phase_name(held->release) +
+                        (held->release == Phase::ok ? ")" : "; counted from the replica's return at " +
+                                                                 at(facts, released) + ")") +
                         " after its primary was killed and replaced; " +
                         (next && next->ack <= gave_up ? "granted to a waiter only " : "no waiter granted it in ") +
                         std::to_string(latency / 1'000'000) + " ms later (promise: 3 s)");

@@ -408,10 +408,15 @@ void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, st
 // Workers asleep waiting for a lock, their subscriptions on its slot's
 // primary, when that primary is killed (issue 19, item 3). The nemesis holds
 // the lock itself, through a client of its own, for longer than the outage;
-// once the replica is promoted and the old primary is back as its replica, it
-// releases the lock: the workers still waiting must hear it on the promoted
-// node, and the checker wants them granted within 3 s of that release. Its
-// hold, like a worker's, is in the histories (worker-nemesis.log).
+// once the replica is promoted it releases the lock, the old primary still
+// down: the workers still waiting must hear it on the promoted node (their
+// subscriptions cannot reconnect to the old one), and the checker wants them
+// granted within 3 s of that release. The old primary is restarted once a
+// worker holds the lock, or after 5 s, and rejoins as a replica; at once if
+// the release did not return ok (under replica sync `required`, a promoted
+// node seen with a replica before refuses to confirm anything until it has
+// one again, so nobody can be granted the lock before). The nemesis's hold,
+// like a worker's, is in the histories (worker-nemesis.log).
 bool NemesisRunner::kill_primary_under_waiters() {
     if (!cluster_) throw std::logic_error("nemesis cluster-kill-primary-waiting without a cluster");
     try {  // nothing to promote until the last victim is back as a replica
@@ -459,25 +464,19 @@ bool NemesisRunner::kill_primary_under_waiters() {
         std::this_thread::sleep_for(1ms);
     if (now_ns() < give_up) std::this_thread::sleep_for(lease_);
     const int asleep = waiters_on(lock, now_ns() - to_ns(lease_) / 5);
-    std::string how;
     const Nanos start = now_ns();
-    Nanos promoted = start, back = start;
+    Nanos promoted = start;
     if (asleep > 0) {
         cluster_->node(primary).kill();
         cluster_->wait_for_owner(slot, replica, std::chrono::seconds(60));
         promoted = now_ns();
-        cluster_->node(primary).restart();
-        try {
-            cluster_->wait_for_replicas(std::chrono::seconds(10));
-        } catch (const std::runtime_error&) {
-            how = "; the old primary not yet back as its replica";
-        }
-        back = now_ns();
     }
     const int still = waiters_on(lock, start);
     log_own(Op::release, Phase::invoke, lock);
+    bool released_ok = false;
     try {
         held.release();
+        released_ok = true;
         std::int64_t left = -1;
         std::string probe_error;
         try {
@@ -492,14 +491,33 @@ bool NemesisRunner::kill_primary_under_waiters() {
         log_own(Op::release, Phase::fail, lock, -1, e.what());
     }
     if (asleep == 0) return false;  // nobody waited: an ordinary hold, no fault
+    const Nanos released = now_ns();
+    auto taken = [&] {
+        for (int s = 0; s < workers_.slots(); ++s)
+            if (status_.slots[s].holding.load() == lock) return true;
+        return false;
+    };
+    while (released_ok && !taken() && now_ns() - released < 5'000'000'000) std::this_thread::sleep_for(1ms);
+    const std::string woken = !released_ok ? "the release not confirmed"
+                              : taken()    ? "a worker held it " + ms_text(now_ns() - released) + " later"
+                                           : "no worker held it within 5 s";
+    cluster_->node(primary).restart();
+    std::string rejoined = ", replicas back after ";
+    try {
+        cluster_->wait_for_replicas(std::chrono::seconds(10));
+        rejoined += ms_text(now_ns() - start);
+    } catch (const std::runtime_error&) {
+        rejoined = "; the old primary not yet back as its replica";
+    }
     const Nanos end = now_ns();
     last_failover_ = end;
     log_.write(Fault{start, end, Nemesis::cluster_kill_primary_waiting, nemesis_worker, lock,
                      "kill -9 of the primary while " + std::to_string(asleep) + " worker(s) slept waiting for " +
                          lock_name(lock) + " (held by the nemesis): slot " + std::to_string(slot) + ", primary :" +
                          std::to_string(cluster_->port(primary)) + " -> :" + std::to_string(cluster_->port(replica)) +
-                         " in " + ms_text(promoted - start) + ", replicas back after " + ms_text(back - start) + how +
-                         "; released then, " + std::to_string(still) + " of those waiting since the kill still waiting"});
+                         " in " + ms_text(promoted - start) + "; released then, the old primary still down, " +
+                         std::to_string(still) + " of those waiting since the kill still waiting; " + woken +
+                         "; restarted" + rejoined});
     return true;
 }
 
