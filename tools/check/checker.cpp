@@ -158,18 +158,53 @@ void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
-// Lost releases: a release that returned ok, yet the witness read the
-// holder's owner field in the lock's hash on a master afterwards (the read
-// sent after the release had returned), before the holder tried that lock
-// again. Reads of a node a failover was deposing, while it did, do not count:
-// it is no longer the master that matters, and its data is about to go.
+// A failover during the hold's release: the old master may have taken it,
+// and the promoted replica may never see it.
+bool released_in_failover(const Model& m, const Hold& h) {
+    return std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return fails_over(f.kind) && f.start <= h.released && f.end >= h.end;
+    });
+}
+
+// A release of `h` that returned ok although the server kept the hold, as
+// seen at `seen`: expected only under a failover with replica sync off
+// (asynchronous replication); with replica sync the release must have been
+// confirmed by a replica, or reported.
+void lost_release(const RunFacts& facts, const Model& m, RunResult& r, const Hold& h, Nanos seen,
+                  const std::string& evidence) {
+    const bool failover = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return fails_over(f.kind) && f.start <= seen && f.end >= h.end;
+    });
+    if (failover && !facts.replicas_synced && !facts.strict) {
+        ++r.lost_releases.expected;
+        return;
+    }
+    ++r.lost_releases.violations;
+    add_finding(r, "lost release", lock_name(h.lock) + ": the release of " + describe(facts, h) + " returned ok at " +
+                                       at(facts, h.released) + ", but " + evidence);
+}
+
+// Lost releases, seen two ways. The holder's own hold-count probe, right
+// after its release, read a count on the master it reached, the release
+// having met a failover (elsewhere that is a leaked hold). Or the witness read
+// the holder's owner field in the lock's hash on a master afterwards (the
+// read sent after the release had returned), before the holder tried that
+// lock again. Reads of a node a failover was deposing, while it did, do not
+// count: it is no longer the master that matters, and its data is about to go.
 void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
     if (facts.semaphore()) return;  // permits have no owner
     for (int lock = 0; lock < facts.locks; ++lock) {
         const auto& samples = m.samples[lock];
         for (const Hold& h : m.holds[lock]) {
-            // A release that left a count is a leaked hold instead.
-            if (h.release != Phase::ok || h.owner.empty() || h.left_after_release > 0) continue;
+            if (h.release != Phase::ok) continue;
+            if (h.left_after_release > 0) {
+                if (released_in_failover(m, h))
+                    lost_release(facts, m, r, h, h.released,
+                                 "its own probe right after still read " + std::to_string(h.left_after_release) +
+                                     " hold(s) on the master it reached");
+                continue;
+            }
+            if (h.owner.empty()) continue;
             Nanos next_try = std::numeric_limits<Nanos>::max();
             for (const Attempt& a : m.attempts[lock])
                 if (a.worker == h.worker && a.invoke > h.end) next_try = std::min(next_try, a.invoke);
@@ -183,22 +218,10 @@ void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
                     return field == h.owner || field == h.owner + ":write";
                 });
                 if (deposed || !held) continue;
-                // Asynchronous replication: a failover may lose a release its
-                // old master ran (RELIABILITY.md counts how often); with
-                // replica sync the release must have been confirmed, or told.
-                const bool failover = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
-                    return fails_over(f.kind) && f.start <= s->time && f.end >= h.end;
-                });
-                if (failover && !facts.replicas_synced && !facts.strict) {
-                    ++r.lost_releases.expected;
-                } else {
-                    ++r.lost_releases.violations;
-                    add_finding(r, "lost release",
-                                lock_name(lock) + ": the release of " + describe(facts, h) + " returned ok at " +
-                                    at(facts, h.released) + ", but the owner's field was still on :" +
-                                    std::to_string(s->port) + " at " + at(facts, s->time) + ", " +
-                                    std::to_string((s->time - h.released) / 1'000'000) + " ms later");
-                }
+                lost_release(facts, m, r, h, s->time,
+                             "the owner's field was still on :" + std::to_string(s->port) + " at " +
+                                 at(facts, s->time) + ", " + std::to_string((s->time - h.released) / 1'000'000) +
+                                 " ms later");
                 break;
             }
         }
@@ -258,17 +281,12 @@ RunResult check_run(const RunFacts& facts) {
                             " still renewed by its watchdog after its release was tried, at " + at(facts, e.time));
         }
     }
-    // A release the old master ran and then lost in a failover (asynchronous
-    // replication): the promoted replica still counts the hold until its
-    // lease ends. Expected under the failover nemeses, not a leak.
-    auto lost_in_failover = [&](const Hold& h) {
-        return !facts.strict && std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
-                   return fails_over(f.kind) && f.start <= h.released && f.end >= h.end;
-               });
-    };
+    // A release the old master ran and then lost in a failover: the promoted
+    // replica still counts the hold until its lease ends. A lost release
+    // (check_lost_releases), not a leak.
     for (const auto& holds : m.holds)
         for (const Hold& h : holds)
-            if (h.left_after_release > 0 && !lost_in_failover(h)) {
+            if (h.left_after_release > 0 && !released_in_failover(m, h)) {
                 ++r.leaked_holds;
                 add_finding(r, "leaked hold", lock_name(h.lock) + " still counted " +
                                                   std::to_string(h.left_after_release) + " hold(s) of worker " +

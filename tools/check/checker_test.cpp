@@ -345,6 +345,32 @@ TEST(LostRelease, ExpectedUnderAFailoverOnlyWithoutReplicaSync) {
     EXPECT_EQ(synced.lost_releases.violations, 1);
 }
 
+// The holder's own probe right after its release read 1 on the master it
+// reached: during a failover the release was lost (the promoted node still
+// has the hold); without one it is a leaked hold.
+TEST(LostRelease, AProbeThatStillReadsTheHoldDuringAFailoverIsALostRelease) {
+    auto story = [](const std::string& name, std::vector<std::string> faults, bool synced) {
+        return check_lines(name,
+                           {{1000, 0, 1, "acquire", "invoke", 0, "c0:1"}, {1010, 0, 1, "acquire", "ok"},
+                            {1200, 0, 1, "release", "invoke"}, {1210, 0, 1, "release", "ok", 1}},
+                           faults, {}, synced);
+    };
+    const std::vector<std::string> failover{
+        fault(1190, 1600, "sentinel-failover -1 -1 SENTINEL FAILOVER: master :7001 -> :7000 named in 300ms")};
+    const RunResult synced = story("probe-synced", failover, true);
+    EXPECT_EQ(synced.lost_releases.violations, 1);
+    EXPECT_EQ(synced.leaked_holds, 0);
+    ASSERT_FALSE(synced.findings.empty());
+    EXPECT_NE(synced.findings[0].find("its own probe right after still read 1 hold(s)"), std::string::npos)
+        << synced.findings[0];
+    const RunResult off = story("probe-off", failover, false);
+    EXPECT_EQ(off.lost_releases.expected, 1);
+    EXPECT_EQ(off.violations(), 0);
+    const RunResult quiet = story("probe-no-failover", {}, true);
+    EXPECT_EQ(quiet.leaked_holds, 1);
+    EXPECT_EQ(quiet.lost_releases.violations + quiet.lost_releases.expected, 0);
+}
+
 // The master being deposed still has what it had; its data goes once it
 // follows the new one. A read of it during the failover proves nothing.
 TEST(LostRelease, NotOnTheMasterAFailoverIsDeposing) {
