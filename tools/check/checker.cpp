@@ -187,10 +187,11 @@ void lost_release(const RunFacts& facts, const Model& m, RunResult& r, const Hol
 // Lost releases, seen two ways. The holder's own hold-count probe, right
 // after its release, read a count on the master it reached, the release
 // having met a failover (elsewhere that is a leaked hold). Or the witness read
-// the holder's owner field in the lock's hash on a master afterwards (the
-// read sent after the release had returned), before the holder tried that
-// lock again. Reads of a node a failover was deposing, while it did, do not
-// count: it is no longer the master that matters, and its data is about to go.
+// the holder's owner field in the lock's hash on a master afterwards: a read
+// sent after the release had returned and answered before the holder called
+// acquire on that lock again (which may take it back). Reads of a node a
+// failover was deposing, while it did, do not count: it is no longer the
+// master that matters, and its data is about to go.
 void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
     if (facts.semaphore()) return;  // permits have no owner
     for (int lock = 0; lock < facts.locks; ++lock) {
@@ -211,6 +212,7 @@ void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
             const auto from = std::upper_bound(samples.begin(), samples.end(), h.released,
                                                [](Nanos t, const Sample& s) { return t < s.time; });
             for (auto s = from; s != samples.end() && s->time < next_try; ++s) {
+                if (s->answered >= next_try) continue;  // it may have run after the next acquire
                 const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
                     return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
                 });

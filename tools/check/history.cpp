@@ -82,7 +82,7 @@ void HistoryWriter::write(const Fault& f) {
 
 void HistoryWriter::write(const Sample& s) {
     std::ostringstream line;
-    line << s.time << ' ' << s.port << ' ' << s.lock;
+    line << s.time << ' ' << s.answered << ' ' << s.port << ' ' << s.lock;
     for (const std::string& field : s.fields) line << ' ' << field;
     line << '\n';
     append(line.str());
@@ -135,7 +135,8 @@ std::vector<Sample> read_samples(const std::string& dir) {
     each_line(path, [&samples](const std::string& line, const std::string& where) {
         std::istringstream in(line);
         Sample s;
-        if (!(in >> s.time >> s.port >> s.lock)) throw std::runtime_error(where + ": malformed sample '" + line + "'");
+        if (!(in >> s.time >> s.answered >> s.port >> s.lock))
+            throw std::runtime_error(where + ": malformed sample '" + line + "'");
         for (std::string field; in >> field;) s.fields.push_back(field);
         samples.push_back(std::move(s));
     });

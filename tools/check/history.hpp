@@ -51,10 +51,13 @@ struct Fault {
 
 /// What a lock server held at one moment, as the coordinator's witness read
 /// it: the fields of a lock's hash (owner ids; a writer's with `:write`) on
-/// one node that said it was a master. `time` is taken before the read was
-/// sent, so whatever had returned to its caller by then had run.
+/// one node that said it was a master. The read ran between `time`, taken
+/// before it was sent (whatever had returned to its caller by then had run
+/// before it), and `answered`, taken when its reply had come (whatever was
+/// called after that ran after it).
 struct Sample {
     Nanos time = 0;
+    Nanos answered = 0;
     int port = 0;
     int lock = -1;
     std::vector<std::string> fields;

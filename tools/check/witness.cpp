@@ -34,8 +34,9 @@ void Witness::run(std::stop_token stop) {
                     continue;
                 for (int lock = 0; lock < locks_; ++lock) {
                     if (cluster_) node->command({"ASKING"});  // applies to the next command only
-                    Sample sample{now_ns(), port, lock, {}};
+                    Sample sample{now_ns(), 0, port, lock, {}};
                     const auto hash = node->command({"HGETALL", lock_name(lock)});
+                    sample.answered = now_ns();
                     if (hash->type != REDIS_REPLY_ARRAY) continue;  // MOVED, ASK: not this node's
                     for (std::size_t i = 0; i + 1 < hash->elements; i += 2) {
                         std::string field(hash->element[i]->str, hash->element[i]->len);
