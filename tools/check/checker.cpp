@@ -248,9 +248,9 @@ bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, co
 }
 
 long RunResult::violations() const {
-    return overlaps.violations + lost_releases.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
-           fifo.violations + leaked_holds + renewed_after_release + integrity + worker_failures + slow_regrants +
-           slow_wakeups + stuck;
+    return overlaps.violations + lost_releases.violations + lost_updates.violations + stale_writes.violations +
+           token_order.violations + fifo.violations + leaked_holds + renewed_after_release + integrity +
+           worker_failures + slow_regrants + slow_wakeups + stuck;
 }
 
 void add_finding(RunResult& result, const std::string& kind, const std::string& text) {

@@ -408,8 +408,9 @@ RunResult check_behind_failover(const std::string& name, long granted, bool conf
                    : Line{2010, nemesis_worker, 1, "release", "fail", -1, "no replica acknowledged it"},
          {800, 1, 1, "acquire", "invoke", 0, "c1:1"},             {granted, 1, 1, "acquire", "ok"},
          {granted + 50, 1, 1, "release", "invoke"},               {granted + 60, 1, 1, "release", "ok", 0}},
-        {fault(1000, confirmed ? 2500 : 3000, "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept "
-                           "waiting for check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
+        {fault(1000, confirmed ? 2500 : 3000,
+               "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept waiting for "
+               "check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
 }
 
 TEST(FailoverWakeUp, WaitersBehindAKilledPrimaryAreGrantedWithin3sOfTheRelease) {

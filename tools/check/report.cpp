@@ -128,7 +128,8 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
         it->add(r);
     }
     std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
-                                                 "leases lost", "faults", "overlaps", "overlaps untold/told", "lost releases",
+                                                 "leases lost", "faults", "overlaps", "overlaps untold/told",
+                                                 "lost releases",
                                                  "lost updates",
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "renewed after release", "other",
