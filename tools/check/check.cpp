@@ -30,6 +30,7 @@ constexpr NemesisName names[] = {
     {Nemesis::cluster_kill_primary, "cluster-kill-primary"},
     {Nemesis::revoke_rights, "revoke-rights"},
     {Nemesis::sentinel_failover_release, "sentinel-failover-release"},
+    {Nemesis::cluster_kill_primary_waiting, "cluster-kill-primary-waiting"},
 };
 
 struct PrimitiveName {
@@ -134,11 +135,13 @@ bool needs_sentinel(Nemesis n) {
 }
 
 bool needs_cluster(Nemesis n) {
-    return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+    return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary ||
+           n == Nemesis::cluster_kill_primary_waiting;
 }
 
 bool fails_over(Nemesis n) {
-    return needs_sentinel(n) || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+    return needs_sentinel(n) || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary ||
+           n == Nemesis::cluster_kill_primary_waiting;
 }
 
 std::string primitive_name(Primitive p) { return entry_of(p).name; }

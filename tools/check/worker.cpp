@@ -187,7 +187,8 @@ public:
           slot_(status_.page().slots[options.slot]),
           history_(options.history),
           resource_(options.resource_port, options.primitive == Primitive::fenced),
-          random_(options.seed) {
+          random_(options.seed),
+          owner_(client.current_owner()) {
         for (int k = 0; k < o_.locks; ++k)
             targets_.push_back(
                 make_target(o_, client, lock_name(k), [this, k] { log(Op::queued, Phase::ok, k, hold_, -1); }));
@@ -222,10 +223,17 @@ private:
 
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
-        history_.write(
-            Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1, invoked + to_ns(o_.lease), {}});
+        // The owner id (every call comes from this thread): the checker looks for it on the server after a release.
+        history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1,
+                             invoked + to_ns(o_.lease), owner_});
+        slot_.waiting_since.store(invoked);
+        slot_.waiting.store(lock);
+        struct Done {  // the call is over, however it ends
+            WorkerSlot& slot;
+            ~Done() { slot.waiting.store(-1); }
+        } done{slot_};
         try {
-            const auto token = targets_[lock]->try_acquire(o_.lease * 5, access_);
+            const auto token = targets_[lock]->try_acquire(o_.acquire_wait, access_);
             if (!token) {
                 log(Op::acquire, Phase::fail, lock, hold, -1, -1, "timed out");
                 return std::nullopt;
@@ -343,6 +351,7 @@ private:
     HistoryWriter history_;
     Resource resource_;
     std::mt19937_64 random_;
+    std::string owner_;  // the owner id this thread's holds take
     std::vector<std::unique_ptr<Target>> targets_;
     long hold_ = 0;
     Access access_ = Access::exclusive;  // of the hold in progress
