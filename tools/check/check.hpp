@@ -54,6 +54,7 @@ enum class Nemesis {
     cluster_kill_primary,  // kill -9 a lock's primary: the cluster promotes its replica; it comes back as one
     revoke_rights,         // ACL: take a holder's channels away for 0.5-2 x lease (its release is refused), then give them back
     sentinel_failover_release,  // SENTINEL FAILOVER struck as a holder's critical section ends: its release meets the failover
+    sentinel_hang,  // SIGSTOP the first sentinel, SENTINEL FAILOVER through the second at Sentinel's pace, SIGCONT
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,

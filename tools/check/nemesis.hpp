@@ -45,6 +45,7 @@ private:
     int any_holder();
     int holder_staying_inside();
     bool fail_over(Nemesis kind);
+    bool hang_sentinel();
     bool holder_about_to_release();
     void migrate_slot();
     bool fail_over_primary(Nemesis kind);
