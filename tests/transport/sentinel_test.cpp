@@ -1,9 +1,10 @@
 // Redis Sentinel (Topology::sentinel) and replica sync (Config::replica_sync),
 // against real processes: a master, a replica and three sentinels.
+#include <algorithm>
 #include <atomic>
 #include <fstream>
-#include <mutex>
 #include <future>
+#include <mutex>
 #include <stop_token>
 #include <thread>
 
@@ -300,9 +301,28 @@ protected:
 };
 
 TEST_F(SilencedSentinel, AHungSentinelDoesNotKeepTheClientOnADeposedMaster) {
-    Client client(follower());
+    std::mutex mutex;
+    std::vector<Event> lost;
+    Config c = follower();
+    c.on_event = [&](const Event& event) {
+        std::lock_guard lock(mutex);
+        if (event.kind == Event::Kind::connection_lost) lost.push_back(event);
+    };
+    Client client(c);
     const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.pause(); });
     locks_on(client, s.to);
+    // The hung sentinel's connection is noticed (its check unanswered within
+    // Config::timeout) and made again: within sentinel_scan_interval +
+    // timeout of the pause, generously.
+    const std::string hung = "127.0.0.1:" + std::to_string(group.sentinels[0]->port());
+    EXPECT_TRUE(eventually(
+        [&] {
+            std::lock_guard lock(mutex);
+            return std::any_of(lost.begin(), lost.end(), [&](const Event& e) {
+                return e.server == hung && e.detail.find("no reply within") != std::string::npos;
+            });
+        },
+        3 * (c.sentinel_scan_interval + c.timeout)));
 }
 
 TEST_F(SilencedSentinel, ADeadSentinelDoesNotKeepTheClientOnADeposedMaster) {
