@@ -31,6 +31,7 @@ constexpr NemesisName names[] = {
     {Nemesis::revoke_rights, "revoke-rights"},
     {Nemesis::sentinel_failover_release, "sentinel-failover-release"},
     {Nemesis::cluster_kill_primary_waiting, "cluster-kill-primary-waiting"},
+    {Nemesis::sentinel_hang, "sentinel-hang"},
 };
 
 struct PrimitiveName {
@@ -131,7 +132,8 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
 }
 
 bool needs_sentinel(Nemesis n) {
-    return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master || n == Nemesis::sentinel_failover_release;
+    return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master ||
+           n == Nemesis::sentinel_failover_release || n == Nemesis::sentinel_hang;
 }
 
 bool needs_cluster(Nemesis n) {

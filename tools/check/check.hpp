@@ -55,6 +55,7 @@ enum class Nemesis {
     revoke_rights,         // ACL: take a holder's channels away for 0.5-2 x lease (its release is refused), then give them back
     sentinel_failover_release,  // SENTINEL FAILOVER struck as a holder's critical section ends: its release meets the failover
     cluster_kill_primary_waiting,  // kill -9 a lock's primary while workers sleep waiting for it (the nemesis holds it)
+    sentinel_hang,  // SIGSTOP the first sentinel, SENTINEL FAILOVER through the second at Sentinel's pace, SIGCONT
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,

@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
                    "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot, cluster-failover, "
-                   "cluster-kill-primary, revoke-rights, sentinel-failover-release, cluster-kill-primary-waiting")
+                   "cluster-kill-primary, revoke-rights, sentinel-failover-release, cluster-kill-primary-waiting, sentinel-hang")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "

@@ -27,6 +27,7 @@ bool loses_queue_places(Nemesis kind) {
         case Nemesis::sentinel_failover:
         case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
+        case Nemesis::sentinel_hang:
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
         case Nemesis::cluster_kill_primary_waiting:
@@ -179,6 +180,7 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             case Nemesis::sentinel_failover:
             case Nemesis::sentinel_failover_release:
             case Nemesis::sentinel_kill_master:
+            case Nemesis::sentinel_hang:
             case Nemesis::cluster_failover:
             case Nemesis::cluster_kill_primary:
             case Nemesis::cluster_kill_primary_waiting:

@@ -82,6 +82,8 @@ bool NemesisRunner::strike() {
         case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
             return fail_over(kind);
+        case Nemesis::sentinel_hang:
+            return hang_sentinel();
         case Nemesis::cluster_migrate_slot:
             migrate_slot();
             return true;
@@ -318,6 +320,54 @@ bool NemesisRunner::fail_over(Nemesis kind) {
                              " named in " + ms_text(named - start) + rejoined;
     log_.write(Fault{start, end, kind, -1, -1, what});
     // Usually named within about 2 s (RELIABILITY.md): a slower one is worth the sentinels' logs.
+    if (named - start > 3'000'000'000 || rejoined.find("within") != std::string::npos) unusual_.push_back(what);
+    return true;
+}
+
+// The sentinel the workers' URI names first (the one a client asks first,
+// and listens to if it listens to one) is hung by SIGSTOP, and the second one
+// fails the master over, while the two still running go at Sentinel's default
+// pace: the deposed master stays a master for 8 s, as in production, before
+// they turn it into a replica. The hung one is resumed once the old master is
+// back as a replica, and the fault lasts until it names the new master too.
+bool NemesisRunner::hang_sentinel() {
+    if (!sentinels_) throw std::logic_error("nemesis sentinel-hang without a Sentinel deployment");
+    const std::uint16_t before = sentinels_->master_port();
+    try {  // nothing to promote until the last victim is back as a replica
+        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    support::RedisServer& hung = *sentinels_->sentinels.front();
+    const Nanos start = now_ns();
+    sentinels_->production_pace(true, 1);
+    hung.pause();
+    std::uint16_t after = 0;
+    Nanos named = 0, resumed = 0;
+    std::string rejoined = ", old master back as its replica after ";
+    try {
+        after = sentinels_->failover(std::chrono::seconds(30), 1);
+        named = now_ns();
+        try {
+            support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(20));
+            rejoined += ms_text(now_ns() - named);
+        } catch (const std::runtime_error&) {
+            rejoined = "; the old master not back as its replica within 20 s";
+        }
+    } catch (...) {
+        hung.resume();
+        throw;
+    }
+    hung.resume();
+    resumed = now_ns();
+    sentinels_->production_pace(false, 1);
+    sentinels_->wait_for_new_master(before);
+    const Nanos end = now_ns();
+    const std::string what = "SIGSTOP of sentinel :" + std::to_string(hung.port()) + ", SENTINEL FAILOVER through :" +
+                             std::to_string(sentinels_->sentinels[1]->port()) + ": master :" + std::to_string(before) +
+                             " -> :" + std::to_string(after) + " named in " + ms_text(named - start) + rejoined +
+                             ", SIGCONT after " + ms_text(resumed - start) + ", caught up in " + ms_text(end - resumed);
+    log_.write(Fault{start, end, Nemesis::sentinel_hang, -1, -1, what});
     if (named - start > 3'000'000'000 || rejoined.find("within") != std::string::npos) unusual_.push_back(what);
     return true;
 }

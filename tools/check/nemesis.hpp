@@ -56,6 +56,7 @@ private:
     bool fail_over(Nemesis kind);
     int holder_about_to_release(Nanos until, const std::function<bool()>& over);
     bool fail_over_under_release();
+    bool hang_sentinel();
     void migrate_slot();
     bool fail_over_primary(Nemesis kind);
     bool kill_primary_under_waiters();
