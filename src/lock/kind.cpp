@@ -10,12 +10,6 @@
 
 namespace holdfast::detail {
 
-namespace {
-
-constexpr std::string_view unlock_message = "0";
-
-}  // namespace
-
 LockKind::Question<bool> LockKind::is_locked(const std::string& name, const std::string& server) const {
     if (!shares_key()) return {{"EXISTS", name}, [](const Reply& reply) { return reply.integer == 1; }};
     auto read = holders(name, server);

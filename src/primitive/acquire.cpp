@@ -8,6 +8,7 @@
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
 #include "primitive/acquire_machine.hpp"
+#include "primitive/names.hpp"
 #include "primitive/wait_queue.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/subscriber.hpp"
@@ -15,7 +16,7 @@
 
 namespace holdfast::detail {
 
-std::size_t redisson_lock_wakes(std::string_view payload) { return payload == "1" ? wakes::all : 1; }
+std::size_t redisson_lock_wakes(std::string_view payload) { return payload == unlock_all_message ? wakes::all : 1; }
 
 namespace {
 

@@ -45,7 +45,8 @@ struct Attempt {
     static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 
-/// Redisson's lock channels: "1" wakes every waiter (a write unlock), else one.
+/// Redisson's lock channels: unlock_all_message wakes every waiter (a write
+/// unlock), any other message one (primitive/names.hpp).
 std::size_t redisson_lock_wakes(std::string_view payload);
 
 /// For primitives without a channel (the spin lock): sleep between attempts,

@@ -10,9 +10,6 @@ namespace holdfast::detail {
 
 namespace {
 
-// Redisson's LockPubSub: a read unlock lets one waiter try, a write unlock every waiter.
-constexpr std::string_view read_unlock_message = "0";
-constexpr std::string_view write_unlock_message = "1";
 // write_acquire.lua's reply when the caller holds a read lock.
 constexpr std::string_view read_held = "read-held";
 
@@ -57,13 +54,13 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_read_release, {name},
-                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command(name, rwlock_channel(name))),
+                       {std::string(unlock_message), owner, std::string(core.transport.publish_command(name, rwlock_channel(name))),
                         rwlock_channel(name)},
                        name, "read unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        force_unlock_in_mode(core, name, "read", read_unlock_message, std::move(done));
+        force_unlock_in_mode(core, name, "read", unlock_message, std::move(done));
     }
 
     const Script& renew() const override { return scripts::rwlock_read_renew; }
@@ -108,13 +105,13 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_write_release, {name},
-                       {std::string(write_unlock_message), lease_ms, writer_field(owner),
+                       {std::string(unlock_all_message), lease_ms, writer_field(owner),
                         std::string(core.transport.publish_command(name, rwlock_channel(name))), rwlock_channel(name)},
                        name, "write unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        force_unlock_in_mode(core, name, "write", write_unlock_message, std::move(done));
+        force_unlock_in_mode(core, name, "write", unlock_all_message, std::move(done));
     }
 
     // The RLock's renewal: the writer's field is present, so the hash gets the lease.
