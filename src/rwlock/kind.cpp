@@ -13,13 +13,6 @@ namespace {
 // write_acquire.lua's reply when the caller holds a read lock.
 constexpr std::string_view read_held = "read-held";
 
-
-constexpr std::string_view writer_suffix = ":write";
-
-std::string writer_field(const std::string& owner) { return owner + std::string(writer_suffix); }
-
-bool is_writer_field(std::string_view field) { return field.ends_with(writer_suffix); }
-
 // Each side deletes the lock only while it is in its own mode, as Redisson's do.
 void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
                           ReplyHandler done) {
@@ -64,11 +57,6 @@ public:
     }
 
     const Script& renew() const override { return scripts::rwlock_read_renew; }
-
-    std::optional<std::string> holder_of(std::string_view field) const override {
-        if (field == "mode" || is_writer_field(field)) return std::nullopt;
-        return std::string(field);
-    }
 
     bool shares_key() const override { return true; }
 };
@@ -119,11 +107,7 @@ public:
 
     std::string hold_field(const std::string& owner) const override { return writer_field(owner); }
 
-    std::optional<std::string> holder_of(std::string_view field) const override {
-        if (!is_writer_field(field)) return std::nullopt;
-        field.remove_suffix(writer_suffix.size());
-        return std::string(field);
-    }
+    LockField::Role holds_as() const override { return LockField::Role::writer; }
 
     bool shares_key() const override { return true; }
 };
