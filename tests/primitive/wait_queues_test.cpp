@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "holdfast/config.hpp"
@@ -44,6 +45,12 @@ protected:
         return queues.join(channel, w, redisson_lock_wakes, false);
     }
 
+    // Queues kept, and channels on the subscriber.
+    using Kept = std::pair<std::size_t, std::size_t>;
+    Kept kept() const { return {queues.size(), subscriber.channel_count()}; }
+
+    const std::string door = "redisson_lock__channel:{door}";
+    const std::string gate = "redisson_lock__channel:{gate}";
     std::vector<std::string> log;
     asio::io_context io;
     Subscriber subscriber{io, std::make_shared<Connection>(io, Config{}), std::chrono::seconds(1)};
@@ -52,11 +59,10 @@ protected:
 
 TEST_F(WaitQueuesTest, AChannelsWaitersShareOneQueueOnTheSubscriber) {
     auto a = waiter("a"), b = waiter("b");
-    const auto queue = join("redisson_lock__channel:{door}", a);
-    EXPECT_EQ(join("redisson_lock__channel:{door}", b), queue);
+    const auto queue = join(door, a);
+    EXPECT_EQ(join(door, b), queue);
     EXPECT_EQ(queue->size(), 2u);
-    EXPECT_EQ(queues.size(), 1u);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
+    EXPECT_EQ(kept(), Kept(1, 1));
     // The subscription is not active (no server): nobody was told it is.
     EXPECT_TRUE(log.empty());
     queue->on_message("1");  // as the subscriber delivers it: both hear it
@@ -65,72 +71,66 @@ TEST_F(WaitQueuesTest, AChannelsWaitersShareOneQueueOnTheSubscriber) {
 
 TEST_F(WaitQueuesTest, EachChannelHasAQueueOfItsOwn) {
     auto a = waiter("a"), b = waiter("b");
-    EXPECT_NE(join("redisson_lock__channel:{door}", a), join("redisson_lock__channel:{gate}", b));
-    EXPECT_EQ(queues.size(), 2u);
-    EXPECT_EQ(subscriber.channel_count(), 2u);
+    EXPECT_NE(join(door, a), join(gate, b));
+    EXPECT_EQ(kept(), Kept(2, 2));
 }
 
 TEST_F(WaitQueuesTest, TheQueueGoesWithItsLastWaiter) {
     auto a = waiter("a"), b = waiter("b");
-    const auto queue = join("redisson_lock__channel:{door}", a);
-    join("redisson_lock__channel:{door}", b);
-    queues.leave("redisson_lock__channel:{door}", a.get());
+    const auto queue = join(door, a);
+    join(door, b);
+    queues.leave(door, a.get());
     EXPECT_EQ(queue->size(), 1u);
-    EXPECT_EQ(queues.size(), 1u);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
-    queues.leave("redisson_lock__channel:{door}", b.get());
+    EXPECT_EQ(kept(), Kept(1, 1));
+    queues.leave(door, b.get());
     EXPECT_TRUE(queue->empty());
-    EXPECT_EQ(queues.size(), 0u);
-    EXPECT_EQ(subscriber.channel_count(), 0u);
+    EXPECT_EQ(kept(), Kept(0, 0));
     // The next waiter gets a new queue, on the subscriber again.
     auto c = waiter("c");
-    EXPECT_NE(join("redisson_lock__channel:{door}", c), queue);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
+    EXPECT_NE(join(door, c), queue);
+    EXPECT_EQ(kept(), Kept(1, 1));
 }
 
 TEST_F(WaitQueuesTest, OneWhoIsNotInTheQueueLeavesItAsItIs) {
     auto a = waiter("a"), stranger = waiter("stranger");
-    const auto queue = join("redisson_lock__channel:{door}", a);
-    queues.leave("redisson_lock__channel:{door}", stranger.get());
-    queues.leave("redisson_lock__channel:{gate}", a.get());
+    const auto queue = join(door, a);
+    queues.leave(door, stranger.get());
+    queues.leave(gate, a.get());
     EXPECT_EQ(queue->size(), 1u);
-    EXPECT_EQ(queues.size(), 1u);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
+    EXPECT_EQ(kept(), Kept(1, 1));
 }
 
 // Closed, the subscriber lets its listeners go: the queue tells its waiters,
 // is off the channel, and goes when the first of them leaves.
 TEST_F(WaitQueuesTest, AQueueTheSubscriberLetGoGoesWithTheWaitersItLetGo) {
     auto a = waiter("a"), b = waiter("b");
-    const auto queue = join("redisson_lock__channel:{door}", a);
-    join("redisson_lock__channel:{door}", b);
+    const auto queue = join(door, a);
+    join(door, b);
     subscriber.stop_now();
     EXPECT_EQ(log, (std::vector<std::string>{"a closed", "b closed"}));
     EXPECT_TRUE(queue->empty());
-    queues.leave("redisson_lock__channel:{door}", a.get());
-    EXPECT_EQ(queues.size(), 0u);
-    queues.leave("redisson_lock__channel:{door}", b.get());
-    EXPECT_EQ(queues.size(), 0u);
-    EXPECT_EQ(subscriber.channel_count(), 0u);
+    queues.leave(door, a.get());
+    EXPECT_EQ(kept(), Kept(0, 0));
+    queues.leave(door, b.get());
+    EXPECT_EQ(kept(), Kept(0, 0));
 }
 
 // A waiter that comes before the let-go ones have left is not put in the
 // queue that is off the channel: it gets a new one, on the subscriber.
 TEST_F(WaitQueuesTest, AWaiterAfterALetGoGetsANewQueue) {
     auto a = waiter("a"), b = waiter("b");
-    const auto old = join("redisson_lock__channel:{door}", a);
+    const auto old = join(door, a);
     subscriber.stop_now();
-    const auto fresh = join("redisson_lock__channel:{door}", b);
+    const auto fresh = join(door, b);
     EXPECT_NE(fresh, old);
     EXPECT_EQ(fresh->size(), 1u);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
+    EXPECT_EQ(kept(), Kept(1, 1));
     // The let-go waiter leaving takes nothing from the new queue.
-    queues.leave("redisson_lock__channel:{door}", a.get());
+    queues.leave(door, a.get());
     EXPECT_EQ(fresh->size(), 1u);
-    EXPECT_EQ(subscriber.channel_count(), 1u);
-    queues.leave("redisson_lock__channel:{door}", b.get());
-    EXPECT_EQ(queues.size(), 0u);
-    EXPECT_EQ(subscriber.channel_count(), 0u);
+    EXPECT_EQ(kept(), Kept(1, 1));
+    queues.leave(door, b.get());
+    EXPECT_EQ(kept(), Kept(0, 0));
 }
 
 }  // namespace
