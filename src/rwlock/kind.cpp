@@ -47,8 +47,8 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_read_release, {name},
-                       {std::string(unlock_message), owner, std::string(core.transport.publish_command(name, rwlock_channel(name))),
-                        rwlock_channel(name)},
+                       {std::string(unlock_message), owner,
+                        std::string(core.transport.publish_command(name, rwlock_channel(name))), rwlock_channel(name)},
                        name, "read unlock", std::move(done));
     }
 
