@@ -8,6 +8,7 @@
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "primitive/hold_ledger.hpp"
+#include "primitive/wait_queues.hpp"
 #include "scheduler/watchdog.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
@@ -23,6 +24,8 @@ public:
     // Shared with the transport's connections, whose Config tells it events.
     const std::shared_ptr<const Telemetry> telemetry;
     Transport transport;
+    // Its waiters' queues, on the transport's subscriber.
+    WaitQueues wait_queues;
     Watchdog watchdog;
     HoldLedger holds;
 

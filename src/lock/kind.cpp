@@ -10,12 +10,6 @@
 
 namespace holdfast::detail {
 
-namespace {
-
-constexpr std::string_view unlock_message = "0";
-
-}  // namespace
-
 LockKind::Question<bool> LockKind::is_locked(const std::string& name, const std::string& server) const {
     if (!shares_key()) return {{"EXISTS", name}, [](const Reply& reply) { return reply.integer == 1; }};
     auto read = holders(name, server);
@@ -32,15 +26,17 @@ LockKind::Question<std::int64_t> LockKind::hold_count(const std::string& name, c
 
 LockKind::Question<std::vector<Lock::Holder>> LockKind::holders(const std::string& name,
                                                                const std::string& server) const {
-    return {{"HGETALL", name}, [this, name, server](const Reply& reply) {
-                std::vector<Lock::Holder> result;
-                for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-                    const std::string& field = reply.elements[i].str;
-                    if (auto owner = holder_of(field))
-                        result.push_back({std::move(*owner), hold_count_of(server, name, field, reply.elements[i + 1].str)});
-                }
-                return result;
-            }};
+    return {{"HGETALL", name},
+            [this, name, server](const Reply& reply) { return holders_in(reply.elements, server, name); }};
+}
+
+std::vector<Lock::Holder> LockKind::holders_in(const std::vector<Reply>& hgetall, std::string_view server,
+                                               const std::string& name) const {
+    std::vector<Lock::Holder> result;
+    for (LockField& field : lock_fields(hgetall, shares_key()))
+        if (field.role == holds_as())
+            result.push_back({std::move(field.owner), hold_count_of(server, name, field.name, field.value)});
+    return result;
 }
 
 AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,

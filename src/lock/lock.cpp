@@ -28,17 +28,14 @@ void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(c
 
 // Every lock has a TTL. A refusal without one (PTTL -1) may come from a hash
 // that is no lock at all, which a waiter would wait on for ever: it stays a
-// refusal only if every hold field holds a hold count.
+// refusal only if every field of the kind's holders holds a hold count.
 void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
                          std::function<void(Attempt)> report) {
     core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](std::exception_ptr error,
                                                                                  Reply reply) {
         if (error) return report(Attempt::failed(error));
         try {
-            for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2)
-                if (kind.holder_of(reply.elements[i].str))
-                    detail::hold_count_of(core.transport.config().server_name(), name, reply.elements[i].str,
-                                          reply.elements[i + 1].str);
+            kind.holders_in(reply.elements, core.transport.config().server_name(), name);
         } catch (const WrongTypeError&) {
             return report(Attempt::failed(std::current_exception()));
         }

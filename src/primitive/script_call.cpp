@@ -1,9 +1,8 @@
 #include "primitive/script_call.hpp"
 
-#include <charconv>
-
 #include "common/quoted.hpp"
 #include "holdfast/errors.hpp"
+#include "primitive/count.hpp"
 #include "primitive/errors.hpp"
 
 namespace holdfast::detail {
@@ -18,13 +17,12 @@ std::vector<std::string_view> views(const std::vector<std::string>& strings) {
 
 std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
                            const std::string& value) {
-    std::int64_t count = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-    if (ec != std::errc() || end != value.data() + value.size())
+    const auto count = parse_count(value);
+    if (!count)
         throw WrongTypeError("holdfast: " + quoted(name) + (server.empty() ? "" : " on " + std::string(server)) +
                              " is a hash but not a lock: field " + quoted(field) + " holds " + quoted(value) +
                              ", not a hold count; pick another name or delete the key");
-    return count;
+    return *count;
 }
 
 void eval_reporting(Transport& transport, const Script& script, std::vector<std::string> keys,

@@ -97,9 +97,6 @@ int coordinate(Options& o, const std::string& nemeses, const std::string& primit
                std::optional<std::uint64_t> seed) {
     o.scenarios = parse_scenarios(nemeses);
     o.primitives = parse_primitives(primitives);
-    if (std::count(o.primitives.begin(), o.primitives.end(), Primitive::fenced) && !fenced_lock_available())
-        throw UsageError("FencedLock is not in this build of holdfast yet (include/holdfast/fenced_lock.hpp); "
-                         "use --primitive rlock");
     o.seed = seed ? *seed : std::random_device{}();
     if (o.duration < o.lease * 3)
         throw UsageError("--duration " + cli::format_duration(o.duration) + " is too short for --lease " +

@@ -13,10 +13,6 @@
 #include <stop_token>
 #include <thread>
 
-#if __has_include("holdfast/fenced_lock.hpp")
-#include "holdfast/fenced_lock.hpp"
-#define HOLDFAST_CHECK_HAS_FENCED 1
-#endif
 #include "history.hpp"
 #include "holdfast/holdfast.hpp"
 #include "primitive/names.hpp"
@@ -74,7 +70,6 @@ protected:
     L lock_;
 };
 
-#ifdef HOLDFAST_CHECK_HAS_FENCED
 class Fenced : public OneSided<FencedLock> {
 public:
     using OneSided::OneSided;
@@ -82,7 +77,6 @@ public:
         return lock_.try_lock_and_get_token(wait);
     }
 };
-#endif
 
 // A FairLock whose waiter watches the queue while its acquire call waits, on
 // a connection of its own (opened on first need, dropped on any error), and
@@ -162,11 +156,7 @@ std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std:
                                     std::function<void()> on_queued) {
     switch (o.primitive) {
         case Primitive::fenced:
-#ifdef HOLDFAST_CHECK_HAS_FENCED
             return std::make_unique<Fenced>(client, std::move(name));
-#else
-            throw UsageError("FencedLock is not in this build of holdfast yet");
-#endif
         case Primitive::fair:
             return std::make_unique<Fair>(client, std::move(name), o.lock_port, std::move(on_queued));
         case Primitive::rwlock:
@@ -360,14 +350,6 @@ private:
 };
 
 }  // namespace
-
-bool fenced_lock_available() {
-#ifdef HOLDFAST_CHECK_HAS_FENCED
-    return true;
-#else
-    return false;
-#endif
-}
 
 int run_worker(const WorkerOptions& options) {
     Config config = options.lock_url.empty() ? Config{} : Config::from_uri(options.lock_url);
