@@ -16,8 +16,9 @@ function(holdfast_embed_scripts files outdir namespace)
     get_filename_component(folder ${dir} NAME)
     set(name "${folder}_${stem}")
     file(READ ${file} body)
-    # A line `-- include: <file>` is replaced by that file of the same folder:
-    # a fragment several scripts share (src/fair_lock/dead_heads.lua.part).
+    # A line `-- include: <file>` is replaced by that file, named from the
+    # script's folder: a fragment several scripts share (src/fair_lock/dead_heads.lua.part,
+    # ../lock/partial_release.lua.part).
     string(REGEX MATCHALL "-- include: [^\n]+\n" includes "${body}")
     foreach(line IN LISTS includes)
       string(REGEX REPLACE "-- include: ([^\n]+)\n" "\\1" part "${line}")

@@ -152,6 +152,7 @@ void RedisServer::kill() {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
+    paused_ = false;
 }
 
 void RedisServer::restart() {
@@ -159,7 +160,14 @@ void RedisServer::restart() {
     spawn();
 }
 
-void RedisServer::pause() { ::kill(pid_, SIGSTOP); }
-void RedisServer::resume() { ::kill(pid_, SIGCONT); }
+void RedisServer::pause() {
+    ::kill(pid_, SIGSTOP);
+    paused_ = true;
+}
+
+void RedisServer::resume() {
+    ::kill(pid_, SIGCONT);
+    paused_ = false;
+}
 
 }  // namespace holdfast::support

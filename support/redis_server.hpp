@@ -47,6 +47,9 @@ public:
     void restart();
     void pause();   // SIGSTOP
     void resume();  // SIGCONT
+    /// Running and not paused: a paused server accepts connections (the kernel
+    /// does) but answers nothing, so a caller would wait out its timeout.
+    bool answers() const { return pid_ > 0 && !paused_; }
 
 private:
     void start(const std::string& config_file_text);
@@ -60,6 +63,7 @@ private:
     std::uint16_t port_ = 0;
     std::uint16_t tls_port_ = 0;
     pid_t pid_ = -1;
+    bool paused_ = false;
 };
 
 /// A free TCP port on 127.0.0.1 (bound then released; the caller binds it next),

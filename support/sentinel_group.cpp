@@ -36,6 +36,16 @@ std::unique_ptr<RedisServer> start_process(const std::optional<TlsServer>& tls, 
     return std::make_unique<RedisServer>(*tls, std::move(extra), config_file_text);
 }
 
+constexpr int fast_hello_ms = 250;
+
+void debug(const RedisServer& sentinel, const std::vector<std::string>& settings) {
+    std::vector<std::string> command{"SENTINEL", "DEBUG"};
+    command.insert(command.end(), settings.begin(), settings.end());
+    auto paced = SyncRedis(sentinel.port()).command(command);
+    if (paced->type == REDIS_REPLY_ERROR)
+        throw std::runtime_error("SentinelGroup: SENTINEL DEBUG refused: " + std::string(paced->str));
+}
+
 }  // namespace
 
 SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> server_extra,
@@ -66,13 +76,15 @@ SentinelGroup::SentinelGroup(std::string master_name, std::vector<std::string> s
         // so sentinels agree on a new master sooner and turn a returning old
         // master into a replica after 1 s (4 hello periods; default 8 s);
         // INFO every 500 ms (default 10 s), so they see it return at once.
-        auto paced = SyncRedis(sentinels.back()->port())
-                         .command({"SENTINEL", "DEBUG", "publish-period", "250", "info-period", "500"});
-        if (paced->type == REDIS_REPLY_ERROR)
-            throw std::runtime_error("SentinelGroup: SENTINEL DEBUG refused: " + std::string(paced->str));
+        debug(*sentinels.back(), {"publish-period", std::to_string(fast_hello_ms), "info-period", "500"});
     }
     // Until then a failover cannot happen: no quorum, or nothing to promote.
     wait_until_sentinels_agree();
+}
+
+void SentinelGroup::production_pace(bool production, std::size_t from) {
+    for (std::size_t i = from; i < sentinels.size(); ++i)
+        debug(*sentinels[i], {"publish-period", production ? "2000" : std::to_string(fast_hello_ms)});
 }
 
 void SentinelGroup::keep_logs(const std::string& to) const {
@@ -108,6 +120,7 @@ std::uint16_t SentinelGroup::named_port_of(std::uint16_t sentinel) const {
 
 std::uint16_t SentinelGroup::master_port() const {
     for (const auto& s : sentinels) {
+        if (!s->answers()) continue;
         try {
             return named_port_of(s->port());
         } catch (const std::exception&) {
@@ -126,11 +139,14 @@ RedisServer& SentinelGroup::replica() {
     return nodes[0]->port() == port ? *nodes[1] : *nodes[0];
 }
 
-std::uint16_t SentinelGroup::failover(std::chrono::seconds within) {
+std::uint16_t SentinelGroup::failover(std::chrono::seconds within, std::size_t through) {
     const auto old_port = master_port();
     // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
     wait_until(
-        [&] { return SyncRedis(sentinels[0]->port()).command({"SENTINEL", "FAILOVER", name_})->type != REDIS_REPLY_ERROR; },
+        [&] {
+            return SyncRedis(sentinels.at(through)->port()).command({"SENTINEL", "FAILOVER", name_})->type !=
+                   REDIS_REPLY_ERROR;
+        },
         within, "SENTINEL FAILOVER " + name_ + " was refused");
     return wait_for_new_master(old_port, within);
 }
@@ -140,7 +156,7 @@ std::uint16_t SentinelGroup::wait_for_new_master(std::uint16_t old_port, std::ch
     wait_until(
         [&] {
             for (const auto& s : sentinels) {
-                if (s->pid() <= 0) continue;
+                if (!s->answers()) continue;
                 if (named_port_of(s->port()) == old_port) return false;
             }
             now = master_port();

@@ -41,13 +41,21 @@ public:
     std::vector<std::unique_ptr<RedisServer>> nodes;
     std::vector<std::unique_ptr<RedisServer>> sentinels;
 
-    /// The master's (plain) port, as the first reachable sentinel names it.
+    /// The master's (plain) port, as the first reachable sentinel names it
+    /// (paused ones are skipped: RedisServer::answers()).
     /// Every port the group's functions take and return is the plain one.
     std::uint16_t master_port() const;
 
-    /// SENTINEL FAILOVER, then waits (up to `within`) until every sentinel
-    /// names the other node and that node says ROLE master. Returns its port.
-    std::uint16_t failover(std::chrono::seconds within = std::chrono::seconds(30));
+    /// SENTINEL FAILOVER on sentinels[through], then waits (up to `within`)
+    /// until every sentinel that answers() names the other node and that node
+    /// says ROLE master. Returns its port.
+    std::uint16_t failover(std::chrono::seconds within = std::chrono::seconds(30), std::size_t through = 0);
+
+    /// The hello period of sentinels[from] and after: Sentinel's default (2 s)
+    /// if `production`, else the group's own (250 ms). At the default pace a
+    /// deposed or returning master is turned into a replica only after 8 s
+    /// (four hello periods), as in production.
+    void production_pace(bool production, std::size_t from = 0);
 
     /// Waits until every sentinel knows the other two and the replica (needed
     /// before a failover that takes a vote, such as after kill -9 of the
@@ -59,7 +67,7 @@ public:
     static void wait_for_replicas(std::uint16_t master_port, int count,
                                   std::chrono::seconds within = std::chrono::seconds(20));
 
-    /// Waits until every reachable sentinel names a master other than `old_port`; returns it.
+    /// Waits until every sentinel that answers() names a master other than `old_port`; returns it.
     std::uint16_t wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within = std::chrono::seconds(30));
 
     /// Copies every process's log (redis.log in its temp dir, gone with the

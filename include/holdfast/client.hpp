@@ -13,6 +13,7 @@ namespace holdfast {
 
 namespace detail {
 class ClientCore;
+struct ClientAccess;
 }
 
 /// A client owns an event loop thread, a few pipelined command connections,
@@ -51,10 +52,8 @@ public:
     /// all zero with Config::metrics off. Cheap enough to read every scrape.
     Metrics metrics() const;
 
-    /// Internal: the shared machinery behind the locks.
-    detail::ClientCore& core() const { return *core_; }
-
 private:
+    friend struct detail::ClientAccess;  // the library's own way to the machinery behind the locks
     std::unique_ptr<detail::ClientCore> core_;
 };
 

@@ -134,6 +134,13 @@ struct HOLDFAST_EXPORT Config {
     /// cluster_scan_interval / 20 (at least 100 ms) until its slots have a new
     /// owner or it is back. Must be > 0.
     std::chrono::milliseconds cluster_scan_interval{5000};
+    /// Topology::sentinel: how often every sentinel is asked again where the
+    /// master is (Redisson's scanInterval for sentinels, the same default), on
+    /// the connection the client keeps to each, which also hears
+    /// +switch-master at once. A client leaves a deposed master within this
+    /// interval of the first sentinel it reaches naming the new one
+    /// (docs/deployments.md, "Following a failover"). Must be > 0.
+    std::chrono::milliseconds sentinel_scan_interval{1000};
     ReplicaSync replica_sync = ReplicaSync::required;
     std::chrono::milliseconds replica_sync_timeout{1000};
 
@@ -198,7 +205,8 @@ struct HOLDFAST_EXPORT Config {
     ///   redis-cluster://[user:password@]host[:port][,host[:port]...]
     /// (rediss-sentinel://, rediss-cluster:// for TLS), each with optional
     /// settings after a `?` (before a #master), &-separated:
-    ///   key_prefix=P, fair_lock_wait_timeout=MS, scan_interval=MS,
+    ///   key_prefix=P, fair_lock_wait_timeout=MS, scan_interval=MS (a cluster's
+    ///   cluster_scan_interval, a sentinel URI's sentinel_scan_interval),
     ///   nat_map=ANNOUNCED=REACHABLE[,ANNOUNCED=REACHABLE...] (host[:port] each),
     ///   and for a sentinel URI sentinel_password=P, sentinel_username=U: the
     ///   sentinels' own credentials (its user:password is the master's).

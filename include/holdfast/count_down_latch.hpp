@@ -54,7 +54,7 @@ public:
     /// Counting down an open latch does nothing.
     void count_down();
     /// The count now (0 when open).
-    std::int64_t get_count() const;
+    std::int64_t count() const;
 
     /// Waits as long as it takes for the count to reach 0.
     void await();
@@ -78,8 +78,8 @@ public:
 
     /// Async forms; the future completes on the client's event loop thread and
     /// throws what the blocking forms throw.
-    std::future<void> async_await();
-    std::future<bool> async_await_for(Duration wait);
+    std::future<bool> async_await(std::stop_token stop = {});
+    std::future<bool> async_await_for(Duration wait, std::stop_token stop = {});
     std::future<void> async_count_down();
 
     /// Callback forms (docs/async.md): `done` runs once on the client's loop

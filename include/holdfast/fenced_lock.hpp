@@ -1,9 +1,11 @@
 // holdfast::FencedLock: Redisson's RFencedLock, a reentrant lock that hands out fencing tokens.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "holdfast/export.hpp"
@@ -27,16 +29,33 @@ public:
 
     /// lock(), returning the token of this acquisition.
     std::int64_t lock_and_get_token();
-    /// lock(lease), returning the token.
-    std::int64_t lock_and_get_token(Duration lease);
-    /// try_lock_for(wait[, lease]), returning the token, or nullopt when not
-    /// acquired (the wait passed, or `stop` was requested).
-    std::optional<std::int64_t> try_lock_and_get_token(Duration wait = Duration::zero(),
-                                                       std::optional<Duration> lease = std::nullopt,
-                                                       std::stop_token stop = {});
-    /// Async forms with an explicit owner (see Lock's async_ members).
-    std::future<std::int64_t> async_lock_and_get_token(std::string owner,
-                                                       std::optional<Duration> lease = std::nullopt);
+    /// lock(lease), returning the token; `lease` of any unit, not renewed.
+    template <class Rep, class Period>
+    std::int64_t lock_and_get_token(const std::chrono::duration<Rep, Period>& lease) {
+        return *try_lock_and_get_token_ms(std::nullopt, detail::to_ms(lease), {});
+    }
+    /// try_lock(), returning the token, or nullopt when not acquired.
+    std::optional<std::int64_t> try_lock_and_get_token();
+    /// try_lock_for(wait[, stop]), returning the token, or nullopt when not
+    /// acquired (the wait passed, or `stop` was requested). Any unit.
+    template <class Rep, class Period>
+    std::optional<std::int64_t> try_lock_and_get_token(const std::chrono::duration<Rep, Period>& wait,
+                                                       std::stop_token stop = {}) {
+        return try_lock_and_get_token_ms(detail::to_ms(wait), std::nullopt, std::move(stop));
+    }
+    /// try_lock_for(wait, lease[, stop]), returning the token or nullopt.
+    template <class WaitRep, class WaitPeriod, class LeaseRep, class LeasePeriod>
+    std::optional<std::int64_t> try_lock_and_get_token(const std::chrono::duration<WaitRep, WaitPeriod>& wait,
+                                                       const std::chrono::duration<LeaseRep, LeasePeriod>& lease,
+                                                       std::stop_token stop = {}) {
+        return try_lock_and_get_token_ms(detail::to_ms(wait), detail::to_ms(lease), std::move(stop));
+    }
+    /// Async forms with an explicit owner (see Lock's async_ members): the
+    /// token, or nullopt when not acquired (async_lock_and_get_token: only a
+    /// stop ends it so).
+    std::future<std::optional<std::int64_t>> async_lock_and_get_token(std::string owner,
+                                                                     std::optional<Duration> lease = std::nullopt,
+                                                                     std::stop_token stop = {});
     std::future<std::optional<std::int64_t>> async_try_lock_and_get_token(std::string owner,
                                                                          Duration wait = Duration::zero(),
                                                                          std::optional<Duration> lease = std::nullopt,
@@ -48,6 +67,11 @@ public:
                                   Completion<std::optional<std::int64_t>> done);
     /// The latest token handed out (0 if none yet).
     std::int64_t token() const;
+
+private:
+    /// nullopt wait: as long as it takes.
+    std::optional<std::int64_t> try_lock_and_get_token_ms(std::optional<Duration> wait,
+                                                          std::optional<Duration> lease, std::stop_token stop);
 };
 
 }  // namespace holdfast

@@ -49,6 +49,12 @@ public:
                       const std::chrono::duration<LeaseRep, LeasePeriod>& lease) {
         return self().try_lock_for_ms(to_ms(wait), to_ms(lease), {});
     }
+    /// Waits up to `wait`, or until `stop` is requested; held for `lease`, not renewed.
+    template <class WaitRep, class WaitPeriod, class LeaseRep, class LeasePeriod>
+    bool try_lock_for(const std::chrono::duration<WaitRep, WaitPeriod>& wait,
+                      const std::chrono::duration<LeaseRep, LeasePeriod>& lease, std::stop_token stop) {
+        return self().try_lock_for_ms(to_ms(wait), to_ms(lease), std::move(stop));
+    }
     /// Waits until `deadline` on any clock; a deadline already past means try once.
     template <class Clock, class ClockDuration>
     bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
@@ -131,6 +137,11 @@ public:
     /// Waits until taken (true) or `stop` is requested (false, nothing left
     /// held): a std::jthread's token stops the wait. Renewed by the watchdog.
     bool lock(std::stop_token stop);
+    /// As lock(stop), held for `lease` (any unit), not renewed.
+    template <class Rep, class Period>
+    bool lock(const std::chrono::duration<Rep, Period>& lease, std::stop_token stop) {
+        return lock_ms(detail::to_ms(lease), std::move(stop));
+    }
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
     // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
@@ -152,10 +163,25 @@ public:
     bool force_unlock();
     bool is_locked() const;
     bool is_held_by_current_thread() const;
+    /// Whether `owner` (an id from Client::new_owner() or another client's) holds it.
+    bool is_held_by(const std::string& owner) const;
     /// Holds of the calling thread (0 if none).
     std::int64_t hold_count() const;
+    /// Holds of `owner` (0 if none).
+    std::int64_t hold_count(const std::string& owner) const;
     /// Time left on the lease; nullopt when the lock is free.
     std::optional<Duration> remaining_ttl() const;
+
+    /// Renews the calling thread's hold now, for `lease` (any unit): its
+    /// lease then ends no earlier than `lease` from now (a watchdog-renewed
+    /// hold: nor earlier than Config::lock_watchdog_timeout from now). For an
+    /// explicit lease that is running out, say. True if the thread holds the
+    /// lock; false, nothing changed, if not. The local lease deadline
+    /// (lease_lost_token()) counts from this renewal.
+    template <class Rep, class Period>
+    bool extend_lease(const std::chrono::duration<Rep, Period>& lease) {
+        return extend_lease_ms(detail::to_ms(lease));
+    }
 
     struct Holder {
         std::string owner;
@@ -179,12 +205,22 @@ public:
     /// means watchdog-renewed. The future throws what the blocking forms throw.
     /// `stop`, once requested, ends the wait as if its time were up (a fair
     /// waiter leaves its queue): false, and nothing left held (a hold the
-    /// attempt then in flight took is given back first).
+    /// attempt then in flight took is given back first). async_lock waits as
+    /// long as it takes, so only a stop makes it false.
     std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
-    std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
+    std::future<bool> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt,
+                                 std::stop_token stop = {});
     /// Completes with release()'s outcome: the error it would throw, or none.
     std::future<void> async_unlock(std::string owner);
+    /// extend_lease() for `owner`.
+    std::future<bool> async_extend_lease(std::string owner, Duration lease);
+    /// The queries and force_unlock(), not blocking.
+    std::future<bool> async_force_unlock();
+    std::future<bool> async_is_locked() const;
+    std::future<std::int64_t> async_hold_count(std::string owner) const;
+    std::future<std::optional<Duration>> async_remaining_ttl() const;
+    std::future<std::vector<Holder>> async_holders() const;
 
     /// Callback forms (docs/async.md; holdfast/asio.hpp adapts them to Asio):
     /// `done` runs once on the client's loop thread, with whether the lock
@@ -196,36 +232,27 @@ public:
                         Completion<bool> done);
     void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
     void async_unlock(std::string owner, Completion<> done);
+    void async_extend_lease(std::string owner, Duration lease, Completion<bool> done);
+    void async_force_unlock(Completion<bool> done);
+    void async_is_locked(Completion<bool> done) const;
+    void async_hold_count(std::string owner, Completion<std::int64_t> done) const;
+    void async_remaining_ttl(Completion<std::optional<Duration>> done) const;
+    void async_holders(Completion<std::vector<Holder>> done) const;
 
 protected:
     /// The other members of the family (FairLock, SpinLock, FencedLock, the
     /// read-write lock's sides) are this class with another kind.
     Lock(Client& client, std::string name, const detail::LockKind& kind);
 
-    /// Completion of an acquire: error, or whether taken and its fencing token.
-    using Acquired = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
-    using Released = std::function<void(std::exception_ptr error)>;
-
-    /// Who keeps watch over a hold's lease: the client's watchdog (renewing a
-    /// watchdog lease, and telling the holder when any lease lapses), or the
-    /// caller (RedLock, which renews and judges its members itself).
-    enum class Watch { watchdog, caller };
-    /// Validates, then acquires for `owner`; `done` runs on the loop thread.
-    void acquire(std::string owner, std::optional<Duration> wait, std::optional<Duration> lease, Acquired done,
-                 Watch watch = Watch::watchdog, std::stop_token stop = {});
-    /// Blocks the calling thread (its own owner); nullopt when not acquired, else the token.
-    std::optional<std::int64_t> acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease,
-                                                 std::stop_token stop = {});
-    Client& client() const { return *client_; }
-
 private:
-    // MultiLock and RedLock drive their members through acquire() and release().
+    // Holds are taken and released through detail::LockAccess (src/lock), by
+    // this class, its family and the compositions (MultiLock, RedLock).
     friend struct detail::LockAccess;
     friend class detail::TimedTries<Lock>;
 
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
-    /// Releases one hold of `owner`; `done` gets release()'s error, or none.
-    void start_release(std::string owner, Released done);
+    bool lock_ms(Duration lease, std::stop_token stop);
+    bool extend_lease_ms(Duration lease);
 
     Client* client_;
     std::string name_;

@@ -66,6 +66,11 @@ public:
     /// Waits until taken (true) or `stop` is requested (false, nothing left
     /// held). Renewed by a watchdog while held.
     bool lock(std::stop_token stop);
+    /// As lock(stop), held for `lease` (any unit), not renewed.
+    template <class Rep, class Period>
+    bool lock(const std::chrono::duration<Rep, Period>& lease, std::stop_token stop) {
+        return acquire_blocking(std::nullopt, detail::to_ms(lease), std::move(stop));
+    }
     /// Takes the group if it can at once; never waits.
     bool try_lock();
     // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
@@ -87,8 +92,9 @@ public:
     /// nullopt lease means watchdog-renewed. The future throws what the
     /// blocking forms throw.
     std::future<bool> async_try_lock(std::string owner, Duration wait = Duration::zero(),
-                                     std::optional<Duration> lease = std::nullopt);
-    std::future<void> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt);
+                                     std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
+    std::future<bool> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt,
+                                 std::stop_token stop = {});
     std::future<void> async_unlock(std::string owner);
 
     /// Callback forms, as Lock's (docs/async.md): `done` runs once on a

@@ -94,10 +94,14 @@ public:
     bool update_lease(const std::string& permit_id, Duration lease);
 
     /// Async forms; the future completes on the client's event loop thread and
-    /// throws what the blocking forms throw. `wait` zero means try once.
+    /// throws what the blocking forms throw. `wait` zero means try once. The
+    /// permit's id, or nullopt when none was taken (the wait passed, or `stop`
+    /// was requested: async_acquire waits as long as it takes otherwise).
     std::future<std::optional<std::string>> async_try_acquire(Duration wait = Duration::zero(),
-                                                              std::optional<Duration> lease = std::nullopt);
-    std::future<std::string> async_acquire(std::optional<Duration> lease = std::nullopt);
+                                                              std::optional<Duration> lease = std::nullopt,
+                                                              std::stop_token stop = {});
+    std::future<std::optional<std::string>> async_acquire(std::optional<Duration> lease = std::nullopt,
+                                                          std::stop_token stop = {});
     std::future<void> async_release(std::string permit_id);
 
     /// Callback forms (docs/async.md): `done` runs once on the client's loop

@@ -65,20 +65,27 @@ public:
     bool acquire(std::int64_t permits, std::stop_token stop);
     /// Takes `permits` if that many are free; never waits.
     bool try_acquire(std::int64_t permits = 1);
-    /// Waits up to `wait` (a duration of any unit, rounded up to ms).
+    /// Waits up to `wait` (a duration of any unit, rounded up to ms) for one permit.
     template <class Rep, class Period>
-    bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::int64_t permits = 1) {
-        return try_acquire_ms(detail::to_ms(wait), permits, {});
+    bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait) {
+        return try_acquire_ms(1, detail::to_ms(wait), {});
     }
-    /// Waits up to `wait`, or until `stop` is requested (false, nothing taken).
+    /// Waits up to `wait` for `permits`, or until `stop` is requested (false, nothing taken).
     template <class Rep, class Period>
-    bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::int64_t permits, std::stop_token stop) {
-        return try_acquire_ms(detail::to_ms(wait), permits, std::move(stop));
+    bool try_acquire_for(std::int64_t permits, const std::chrono::duration<Rep, Period>& wait,
+                         std::stop_token stop = {}) {
+        return try_acquire_ms(permits, detail::to_ms(wait), std::move(stop));
     }
-    /// Waits until `deadline` on any clock; a deadline already past means try once.
+    /// Waits until `deadline` on any clock for one permit; a deadline already
+    /// past means try once.
     template <class Clock, class ClockDuration>
-    bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::int64_t permits = 1) {
-        return try_acquire_ms(detail::ms_until(deadline), permits, {});
+    bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+        return try_acquire_ms(1, detail::ms_until(deadline), {});
+    }
+    /// Waits until `deadline` for `permits`.
+    template <class Clock, class ClockDuration>
+    bool try_acquire_until(std::int64_t permits, const std::chrono::time_point<Clock, ClockDuration>& deadline) {
+        return try_acquire_ms(permits, detail::ms_until(deadline), {});
     }
 
     /// Adds `permits` (>= 0) to the count and wakes waiters. Anyone may release.
@@ -92,9 +99,12 @@ public:
     std::int64_t available_permits() const;
 
     /// Async forms; the future completes on the client's event loop thread and
-    /// throws what the blocking forms throw. `wait` zero means try once.
-    std::future<bool> async_try_acquire(std::int64_t permits = 1, Duration wait = Duration::zero());
-    std::future<void> async_acquire(std::int64_t permits = 1);
+    /// throws what the blocking forms throw. `wait` zero means try once; a
+    /// requested `stop` ends the wait with false, nothing taken (async_acquire
+    /// waits as long as it takes, so only a stop makes it false).
+    std::future<bool> async_try_acquire(std::int64_t permits = 1, Duration wait = Duration::zero(),
+                                        std::stop_token stop = {});
+    std::future<bool> async_acquire(std::int64_t permits = 1, std::stop_token stop = {});
     std::future<void> async_release(std::int64_t permits = 1);
 
     /// Callback forms (docs/async.md): `done` runs once on the client's loop
@@ -109,7 +119,7 @@ private:
 
     /// `noun` names the primitive in errors ("semaphore").
     Semaphore(Client& client, std::string name, std::string_view noun);
-    bool try_acquire_ms(Duration wait, std::int64_t permits, std::stop_token stop);
+    bool try_acquire_ms(std::int64_t permits, Duration wait, std::stop_token stop);
     /// Validates, then acquires; nullopt wait: as long as it takes.
     void start_acquire(std::int64_t permits, std::optional<Duration> wait, std::stop_token stop, Done done);
     void start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done);

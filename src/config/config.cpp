@@ -136,7 +136,7 @@ void read_parameters(std::string_view query, std::string_view uri, Config& confi
                 std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "fair_lock_wait_timeout"));
         else if (key == "nat_map") config.nat_map = read_nat_map(percent_decode(value, uri), uri);
         else if (key == "scan_interval")
-            config.cluster_scan_interval =
+            (sentinel ? config.sentinel_scan_interval : config.cluster_scan_interval) =
                 std::chrono::milliseconds(parse_number<std::int64_t>(value, uri, "scan_interval"));
         // The sentinels' own credentials: a sentinel URI's user:password is the master's.
         else if (sentinel && key == "sentinel_password") config.sentinel_password = percent_decode(value, uri);

@@ -31,6 +31,7 @@ void validate(const Config& config) {
     positive(config.replica_sync_timeout, "replica_sync_timeout");
     positive(config.fair_lock_wait_timeout, "fair_lock_wait_timeout");
     positive(config.cluster_scan_interval, "cluster_scan_interval");
+    positive(config.sentinel_scan_interval, "sentinel_scan_interval");
     if (config.database < 0) throw std::invalid_argument("holdfast: Config::database must be >= 0");
     auto fail = [](const std::string& why) { throw std::invalid_argument("holdfast: Config::" + why); };
     switch (config.topology) {

@@ -50,6 +50,7 @@ ClientCore::ClientCore(const Config& config)
     : uuid(random_uuid()),
       telemetry(std::make_shared<Telemetry>(config.on_event, config.metrics, config.slow_acquire_threshold)),
       transport(effective(config, uuid, telemetry)),
+      wait_queues(transport.subscriber()),
       watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size) {}
 
 // The loop stops first: the watchdog's timer must not fire into a destroyed object.

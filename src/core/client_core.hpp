@@ -5,8 +5,10 @@
 #include <memory>
 #include <string>
 
+#include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "primitive/hold_ledger.hpp"
+#include "primitive/wait_queues.hpp"
 #include "scheduler/watchdog.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
@@ -22,6 +24,8 @@ public:
     // Shared with the transport's connections, whose Config tells it events.
     const std::shared_ptr<const Telemetry> telemetry;
     Transport transport;
+    // Its waiters' queues, on the transport's subscriber.
+    WaitQueues wait_queues;
     Watchdog watchdog;
     HoldLedger holds;
 
@@ -33,5 +37,11 @@ private:
     // Explicit owners count from 2^32 so they never equal a Linux thread id.
     std::atomic<std::uint64_t> next_owner_{std::uint64_t{1} << 32};
 };
+
+/// The library's (and its tests') way from a Client to its core.
+struct ClientAccess {
+    static ClientCore& core(const Client& client) { return *client.core_; }
+};
+inline ClientCore& core_of(const Client& client) { return ClientAccess::core(client); }
 
 }  // namespace holdfast::detail

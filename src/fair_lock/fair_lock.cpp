@@ -67,7 +67,8 @@ public:
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_release, fair_keys(name),
-                               {"0", lease_ms, owner, epoch_ms(), std::string(core.transport.publish_command(name, detail::lock_channel(name))),
+                               {std::string(detail::unlock_message), lease_ms, owner, epoch_ms(),
+                                std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                 detail::lock_channel(name)},
                                name,
                                "unlock fair lock", std::move(done));
@@ -75,7 +76,9 @@ public:
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
         detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, fair_keys(name),
-                               {"0", std::string(core.transport.publish_command(name, detail::lock_channel(name))), epoch_ms(), detail::lock_channel(name)},
+                               {std::string(detail::unlock_message),
+                                std::string(core.transport.publish_command(name, detail::lock_channel(name))),
+                                epoch_ms(), detail::lock_channel(name)},
                                name, "force-unlock fair lock",
                                std::move(done));
     }

@@ -13,6 +13,7 @@
 -- leaves the lock held and unchanged.
 local now = tonumber(ARGV[4])
 -- include: ../primitive/release_rights.lua.part
+-- include: ../lock/partial_release.lua.part
 local refused = refused_right({{'del', KEYS[1]}, {ARGV[5], ARGV[6] .. ':' .. ARGV[3], ARGV[1]}},
     'releasing the fair lock')
 if refused then
@@ -29,12 +30,7 @@ if held then
         drop_dead(dead)
         return nil
     end
-    if holds > 1 then
-        redis.call('hincrby', KEYS[1], ARGV[3], -1)
-        -- Raised to the lease, never lowered (as lock/renew.lua).
-        if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
-            redis.call('pexpire', KEYS[1], ARGV[2])
-        end
+    if partial_release(ARGV[3], holds, ARGV[2]) then
         drop_dead(dead)
         return 0
     end

@@ -6,6 +6,7 @@
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
+#include "lock/access.hpp"
 #include "lock/kind.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
@@ -51,35 +52,39 @@ const FencedLockKind fenced_lock_kind;
 
 FencedLock::FencedLock(Client& client, std::string name) : Lock(client, std::move(name), fenced_lock_kind) {}
 
-std::int64_t FencedLock::lock_and_get_token() { return *acquire_blocking(std::nullopt, std::nullopt); }
+using detail::LockAccess;
 
-std::int64_t FencedLock::lock_and_get_token(Duration lease) { return *acquire_blocking(std::nullopt, lease); }
+std::int64_t FencedLock::lock_and_get_token() { return *LockAccess::acquire_blocking(*this, std::nullopt, std::nullopt); }
 
-std::optional<std::int64_t> FencedLock::try_lock_and_get_token(Duration wait, std::optional<Duration> lease,
-                                                              std::stop_token stop) {
-    return acquire_blocking(wait, lease, std::move(stop));
+std::optional<std::int64_t> FencedLock::try_lock_and_get_token() {
+    return LockAccess::acquire_blocking(*this, Duration::zero(), std::nullopt);
+}
+
+std::optional<std::int64_t> FencedLock::try_lock_and_get_token_ms(std::optional<Duration> wait,
+                                                                 std::optional<Duration> lease, std::stop_token stop) {
+    return LockAccess::acquire_blocking(*this, wait, lease, std::move(stop));
 }
 
 void FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait, std::optional<Duration> lease,
                                               std::stop_token stop, Completion<std::optional<std::int64_t>> done) {
-    done = detail::contained(client().core(), "fenced lock", name(), std::move(done));
-    acquire(
-        std::move(owner), wait, lease,
+    done = detail::contained(LockAccess::core(*this), "fenced lock", name(), std::move(done));
+    LockAccess::acquire(
+        *this, std::move(owner), wait, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
             done(error, acquired ? std::optional(token) : std::nullopt);
         },
-        Watch::watchdog, std::move(stop));
+        LockAccess::Watch::watchdog, std::move(stop));
 }
 
 void FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease, std::stop_token stop,
                                           Completion<std::optional<std::int64_t>> done) {
-    done = detail::contained(client().core(), "fenced lock", name(), std::move(done));
-    acquire(
-        std::move(owner), std::nullopt, lease,
+    done = detail::contained(LockAccess::core(*this), "fenced lock", name(), std::move(done));
+    LockAccess::acquire(
+        *this, std::move(owner), std::nullopt, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t token) {
             done(error, acquired ? std::optional(token) : std::nullopt);
         },
-        Watch::watchdog, std::move(stop));
+        LockAccess::Watch::watchdog, std::move(stop));
 }
 
 std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_token(std::string owner, Duration wait,
@@ -90,18 +95,17 @@ std::future<std::optional<std::int64_t>> FencedLock::async_try_lock_and_get_toke
     });
 }
 
-std::future<std::int64_t> FencedLock::async_lock_and_get_token(std::string owner, std::optional<Duration> lease) {
-    return detail::future_of<std::int64_t>([&](Completion<std::int64_t> done) {
-        async_lock_and_get_token(std::move(owner), lease, {},
-                                 [done](std::exception_ptr error, std::optional<std::int64_t> token) {
-                                     done(error, token.value_or(0));
-                                 });
+std::future<std::optional<std::int64_t>> FencedLock::async_lock_and_get_token(std::string owner,
+                                                                              std::optional<Duration> lease,
+                                                                              std::stop_token stop) {
+    return detail::future_of<std::optional<std::int64_t>>([&](Completion<std::optional<std::int64_t>> done) {
+        async_lock_and_get_token(std::move(owner), lease, std::move(stop), std::move(done));
     });
 }
 
 std::int64_t FencedLock::token() const {
     const std::string key = token_key(name());
-    auto& transport = client().core().transport;
+    auto& transport = LockAccess::core(*this).transport;
     detail::refuse_loop_thread(transport);  // it would wait for its own reply
     detail::BlockingResult<std::int64_t> result;
     transport.execute(key, {"GET", key}, [&result, &transport, key](detail::Failure error, detail::Reply reply) {

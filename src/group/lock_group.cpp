@@ -132,15 +132,15 @@ void LockGroup::async_unlock(std::string owner, Completion<> done) {
 }
 
 
-std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease) {
+std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,
+                                            std::stop_token stop) {
     return detail::future_of<bool>(
-        [&](Completion<bool> done) { async_try_lock(std::move(owner), wait, lease, {}, std::move(done)); });
+        [&](Completion<bool> done) { async_try_lock(std::move(owner), wait, lease, std::move(stop), std::move(done)); });
 }
 
-std::future<void> LockGroup::async_lock(std::string owner, std::optional<Duration> lease) {
-    return detail::future_of<void>([&](Completion<> done) {
-        async_lock(std::move(owner), lease, {}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
-    });
+std::future<bool> LockGroup::async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_lock(std::move(owner), lease, std::move(stop), std::move(done)); });
 }
 
 std::future<void> LockGroup::async_unlock(std::string owner) {

@@ -110,7 +110,7 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
 }
 
 void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
-    detail::acquire(core.transport, AcquireRequest(a->request),
+    detail::acquire(core.transport, core.wait_queues, AcquireRequest(a->request),
                     [&core, a](Failure error, bool acquired, std::int64_t token) {
                         if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
                             return finish(core, *a, std::move(error), acquired, token);

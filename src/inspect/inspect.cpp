@@ -11,6 +11,7 @@
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "inspect/glob.hpp"
+#include "lock/layout.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/names.hpp"
@@ -25,7 +26,6 @@ using Kind = LockState::Kind;
 
 /// Lease keys checked per reader, at most: one EXISTS of that many keys.
 constexpr std::int64_t max_read_holds_checked = 1024;
-constexpr std::string_view writer_suffix = ":write";
 
 /// A ZSET score (epoch ms) as a time; nullopt for Redisson's "never" or beyond.
 std::optional<LockState::TimePoint> time_of_score(std::string_view score) {
@@ -45,50 +45,31 @@ std::string not_a_hold_count(const std::string& field, const std::string& value)
     return "a hash with field '" + field + "' = '" + value + "' (not a hold count)";
 }
 
-/// A read-write lock's hash: mode, readers `<owner>`, the writer `<owner>:write`.
-void decode_read_write_lock(const std::vector<Reply>& fields, LockState& state) {
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
-        const std::string& field = fields[i].str;
-        const std::string& value = fields[i + 1].str;
-        if (field == "mode") {
-            if (value != "read" && value != "write") {
+/// HGETALL of a hash: a read-write lock if it has a mode (its writer listed
+/// first), else a reentrant lock.
+void decode_hash(const std::vector<Reply>& hgetall, LockState& state) {
+    const bool read_write = detail::has_mode(hgetall);
+    state.kind = read_write ? Kind::read_write_lock : Kind::lock;
+    for (detail::LockField& field : detail::lock_fields(hgetall, read_write)) {
+        if (field.role == detail::LockField::Role::mode) {
+            if (field.value != "read" && field.value != "write") {
                 state.kind = Kind::not_a_primitive;
-                state.description = "a hash with field 'mode' = '" + value + "' (not read or write)";
+                state.description = "a hash with field 'mode' = '" + field.value + "' (not read or write)";
                 return;
             }
-            state.mode = value;
+            state.mode = field.value;
             continue;
         }
-        const auto count = detail::parse_count(value);
+        const auto count = detail::parse_count(field.value);
         if (!count) {
             state.kind = Kind::not_a_primitive;
-            state.description = not_a_hold_count(field, value);
+            state.description = not_a_hold_count(field.name, field.value);
             return;
         }
-        const bool writer = field.ends_with(writer_suffix);
-        LockState::Holder holder{writer ? field.substr(0, field.size() - writer_suffix.size()) : field, *count, writer,
-                                 std::nullopt};
+        const bool writer = field.role == detail::LockField::Role::writer;
+        LockState::Holder holder{std::move(field.owner), *count, writer, std::nullopt};
         if (writer) state.holders.insert(state.holders.begin(), std::move(holder));
         else state.holders.push_back(std::move(holder));
-    }
-}
-
-/// HGETALL of a hash: a read-write lock if it has a mode, else a reentrant lock.
-void decode_hash(const std::vector<Reply>& fields, LockState& state) {
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
-        if (fields[i].str == "mode") {
-            state.kind = Kind::read_write_lock;
-            return decode_read_write_lock(fields, state);
-        }
-    state.kind = Kind::lock;
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
-        const auto count = detail::parse_count(fields[i + 1].str);
-        if (!count) {
-            state.kind = Kind::not_a_primitive;
-            state.description = not_a_hold_count(fields[i].str, fields[i + 1].str);
-            return;
-        }
-        state.holders.push_back({fields[i].str, *count, false, std::nullopt});
     }
 }
 
@@ -242,7 +223,7 @@ std::optional<std::string> name_of_key(std::string_view key) {
 
 std::vector<std::string> find_names(Client& client, const std::string& pattern) {
     if (pattern.empty()) throw std::invalid_argument("holdfast: find_names: an empty pattern matches nothing; use *");
-    detail::Transport& transport = client.core().transport;
+    detail::Transport& transport = detail::core_of(client).transport;
     // Every key that stands for a matching name holds Config::key_prefix and
     // the name (a side key inside its braces): SCAN is asked for that
     // superset, and each key's name is checked against the pattern here.
@@ -277,7 +258,7 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
 LockState inspect(Client& client, const std::string& name) {
     if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");
     const std::string key = detail::mapped_name(client.config().key_prefix, name);
-    LockState state = Inspector(client.core().transport, key).run();
+    LockState state = Inspector(detail::core_of(client).transport, key).run();
     state.name = name;
     return state;
 }

@@ -43,7 +43,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
     if (count <= 0)
         throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name_ + "': count must be > 0, got " +
                                     std::to_string(count));
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_},
                                {std::string(new_count_message), std::to_string(count),
@@ -54,7 +54,7 @@ bool CountDownLatch::try_set_count(std::int64_t count) {
 }
 
 void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> done) {
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     detail::eval_reporting(
         core.transport, scripts::latch_count_down, {name_},
         {std::string(zero_message), std::string(core.transport.publish_command(name_, latch_channel(name_))), latch_channel(name_)}, name_,
@@ -68,13 +68,13 @@ void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> do
 }
 
 void CountDownLatch::count_down() {
-    detail::block<bool>(client_->core().transport, [&](auto done) {
+    detail::block<bool>(detail::core_of(*client_).transport, [&](auto done) {
         start_count_down([done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
 
-std::int64_t CountDownLatch::get_count() const {
-    auto& transport = client_->core().transport;
+std::int64_t CountDownLatch::count() const {
+    auto& transport = detail::core_of(*client_).transport;
     const Reply reply = detail::query(transport, name_, "query " + std::string(noun), {"GET", name_}, noun);
     return std::max<std::int64_t>(0, detail::stored_count(transport, reply, name_, noun));
 }
@@ -82,7 +82,7 @@ std::int64_t CountDownLatch::get_count() const {
 // Awaiting is acquiring "the latch is open": each attempt reads the count.
 void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token stop, Completion<bool> done) {
     if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name_); }, *wait);
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     detail::AcquireRequest request;
     request.channel = latch_channel(name_);
     request.wakes = every_waiter;
@@ -117,35 +117,34 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token s
 void CountDownLatch::await() { await(std::stop_token()); }
 
 bool CountDownLatch::await(std::stop_token stop) {
-    return detail::block<bool>(client_->core().transport,
+    return detail::block<bool>(detail::core_of(*client_).transport,
                                [&](auto done) { start_await(std::nullopt, std::move(stop), std::move(done)); });
 }
 
 bool CountDownLatch::await_ms(Duration wait, std::stop_token stop) {
-    return detail::block<bool>(client_->core().transport,
+    return detail::block<bool>(detail::core_of(*client_).transport,
                                [&](auto done) { start_await(wait, std::move(stop), std::move(done)); });
 }
 
 void CountDownLatch::async_await_for(Duration wait, std::stop_token stop, Completion<bool> done) {
-    start_await(wait, std::move(stop), detail::contained(client_->core(), noun, name_, std::move(done)));
+    start_await(wait, std::move(stop), detail::contained(detail::core_of(*client_), noun, name_, std::move(done)));
 }
 
 void CountDownLatch::async_await(std::stop_token stop, Completion<bool> done) {
-    start_await(std::nullopt, std::move(stop), detail::contained(client_->core(), noun, name_, std::move(done)));
+    start_await(std::nullopt, std::move(stop), detail::contained(detail::core_of(*client_), noun, name_, std::move(done)));
 }
 
 void CountDownLatch::async_count_down(Completion<> done) {
-    start_count_down(detail::contained(client_->core(), noun, name_, std::move(done)));
+    start_count_down(detail::contained(detail::core_of(*client_), noun, name_, std::move(done)));
 }
 
-std::future<void> CountDownLatch::async_await() {
-    return detail::future_of<void>([&](Completion<> done) {
-        async_await({}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
-    });
+std::future<bool> CountDownLatch::async_await(std::stop_token stop) {
+    return detail::future_of<bool>([&](Completion<bool> done) { async_await(std::move(stop), std::move(done)); });
 }
 
-std::future<bool> CountDownLatch::async_await_for(Duration wait) {
-    return detail::future_of<bool>([&](Completion<bool> done) { async_await_for(wait, {}, std::move(done)); });
+std::future<bool> CountDownLatch::async_await_for(Duration wait, std::stop_token stop) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_await_for(wait, std::move(stop), std::move(done)); });
 }
 
 std::future<void> CountDownLatch::async_count_down() {

@@ -10,31 +10,32 @@
 
 namespace holdfast::detail {
 
-namespace {
-
-constexpr std::string_view unlock_message = "0";
-
-}  // namespace
-
-bool LockKind::is_locked(const Query& query, const std::string& name) const {
-    if (shares_key()) return !holders(query, name).empty();
-    return query({"EXISTS", name}).integer == 1;
+LockKind::Question<bool> LockKind::is_locked(const std::string& name, const std::string& server) const {
+    if (!shares_key()) return {{"EXISTS", name}, [](const Reply& reply) { return reply.integer == 1; }};
+    auto read = holders(name, server);
+    return {std::move(read.command), [read = std::move(read.answer)](const Reply& reply) { return !read(reply).empty(); }};
 }
 
-std::int64_t LockKind::hold_count(const Query& query, const std::string& name, const std::string& owner) const {
-    const std::string field = hold_field(owner);
-    Reply reply = query({"HGET", name, field});
-    return reply.is_nil() ? 0 : hold_count_of(query.server, name, field, reply.str);
+LockKind::Question<std::int64_t> LockKind::hold_count(const std::string& name, const std::string& owner,
+                                                      const std::string& server) const {
+    std::string field = hold_field(owner);
+    return {{"HGET", name, field}, [name, field, server](const Reply& reply) -> std::int64_t {
+                return reply.is_nil() ? 0 : hold_count_of(server, name, field, reply.str);
+            }};
 }
 
-std::vector<Lock::Holder> LockKind::holders(const Query& query, const std::string& name) const {
-    Reply reply = query({"HGETALL", name});
+LockKind::Question<std::vector<Lock::Holder>> LockKind::holders(const std::string& name,
+                                                               const std::string& server) const {
+    return {{"HGETALL", name},
+            [this, name, server](const Reply& reply) { return holders_in(reply.elements, server, name); }};
+}
+
+std::vector<Lock::Holder> LockKind::holders_in(const std::vector<Reply>& hgetall, std::string_view server,
+                                               const std::string& name) const {
     std::vector<Lock::Holder> result;
-    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
-        const std::string& field = reply.elements[i].str;
-        if (auto owner = holder_of(field))
-            result.push_back({std::move(*owner), hold_count_of(query.server, name, field, reply.elements[i + 1].str)});
-    }
+    for (LockField& field : lock_fields(hgetall, shares_key()))
+        if (field.role == holds_as())
+            result.push_back({std::move(field.owner), hold_count_of(server, name, field.name, field.value)});
     return result;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "holdfast/lock.hpp"
+#include "lock/layout.hpp"
 #include "primitive/acquire.hpp"
 #include "primitive/script_call.hpp"
 #include "transport/reply.hpp"
@@ -49,34 +50,42 @@ public:
     /// cluster they must share a slot (primitive/one_slot.hpp).
     virtual std::vector<std::string> keys(const std::string& name) const { return {name}; }
 
-    /// The hash field that counts `owner`'s holds (the write lock adds ":write").
+    /// The hash field that counts `owner`'s holds (the write lock's: writer_field()).
     /// It also names the hold to the watchdog.
     virtual std::string hold_field(const std::string& owner) const { return owner; }
 
-    /// The owner a hash field counts holds for; nullopt for fields that are not
-    /// holds of this kind (the read-write lock's "mode").
-    virtual std::optional<std::string> holder_of(std::string_view field) const { return std::string(field); }
+    /// Which fields of the hash count this kind's holds (lock/layout.hpp): the
+    /// holders' (a read-write lock's readers), or the writer's.
+    virtual LockField::Role holds_as() const { return LockField::Role::holder; }
 
     /// True when another kind shares this kind's hash (the read-write lock's
-    /// two sides): the lock is then locked by this kind while holder_of() finds
-    /// a holder in the hash, not whenever the key exists.
+    /// two sides): the hash is read as a read-write lock's, and the lock is
+    /// locked by this kind while it has a field of its role (holds_as()), not
+    /// whenever the key exists.
     virtual bool shares_key() const { return false; }
+
+    /// This kind's holders in HGETALL's reply on its hash `name` on `server`.
+    /// One of their fields holding no hold count: WrongTypeError (the key is no lock).
+    std::vector<Lock::Holder> holders_in(const std::vector<Reply>& hgetall, std::string_view server,
+                                         const std::string& name) const;
 
     /// Whether an owner may take it again while holding it (the simple lock may not).
     virtual bool reentrant() const { return true; }
 
-    /// Lock's queries, read on the caller's thread through `query` (one
-    /// command, its reply; a Redis error reply arrives as an exception). The
-    /// defaults read the hash layout with hold_field(), holder_of() and shares_key();
-    /// a kind stored otherwise (the simple lock's string) overrides all three.
-    struct Query {
-        std::function<Reply(std::vector<std::string_view> args)> run;
-        std::string server;  // host:port, for error messages
-        Reply operator()(std::vector<std::string_view> args) const { return run(std::move(args)); }
+    /// Lock's queries, each one command and how to read its reply (which may
+    /// throw: a field that is no hold count). The defaults read the hash
+    /// layout with hold_field(), holds_as() and shares_key(); a kind stored
+    /// otherwise (the simple lock's string) overrides all three. `server`
+    /// names where, in errors.
+    template <class T>
+    struct Question {
+        std::vector<std::string> command;
+        std::function<T(const Reply&)> answer;
     };
-    virtual bool is_locked(const Query& query, const std::string& name) const;
-    virtual std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const;
-    virtual std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const;
+    virtual Question<bool> is_locked(const std::string& name, const std::string& server) const;
+    virtual Question<std::int64_t> hold_count(const std::string& name, const std::string& owner,
+                                              const std::string& server) const;
+    virtual Question<std::vector<Lock::Holder>> holders(const std::string& name, const std::string& server) const;
 };
 
 /// Redisson's RedissonLock: one hash, one channel announcing final unlocks.

@@ -11,6 +11,7 @@
 -- Rights checked, then the publish, before any write: a refused call leaves
 -- the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
+-- include: partial_release.lua.part
 local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
 if refused then
     return refused
@@ -19,12 +20,7 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if holds == nil then
     return nil
 end
-if holds > 1 then
-    redis.call('hincrby', KEYS[1], ARGV[3], -1)
-    -- Raised to the lease, never lowered (as lock/renew.lua).
-    if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
-        redis.call('pexpire', KEYS[1], ARGV[2])
-    end
+if partial_release(ARGV[3], holds, ARGV[2]) then
     return 0
 end
 if ARGV[4] ~= '' then

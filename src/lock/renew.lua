@@ -4,8 +4,8 @@
 -- Reply an array: 1 where the owner still holds the lock (TTL at least the
 -- lease), else 0.
 -- The TTL is raised to the lease, never lowered, as every hash lock script
--- does (rwlock/read_renew.lua, the releases' partial unlock): another hold on
--- the same hash, a read hold of a downgraded writer or a longer explicit
+-- does (rwlock/read_renew.lua, lock/partial_release.lua.part): another hold
+-- on the same hash, a read hold of a downgraded writer or a longer explicit
 -- lease, may need more.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 local renewed = {}

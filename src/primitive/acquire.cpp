@@ -7,14 +7,14 @@
 
 #include "common/quoted.hpp"
 #include "primitive/acquire_machine.hpp"
-#include "primitive/wait_queue.hpp"
+#include "primitive/names.hpp"
+#include "primitive/wait_queues.hpp"
 #include "telemetry/telemetry.hpp"
-#include "transport/subscriber.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
 
-std::size_t redisson_lock_wakes(std::string_view payload) { return payload == "1" ? wakes::all : 1; }
+std::size_t redisson_lock_wakes(std::string_view payload) { return payload == unlock_all_message ? wakes::all : 1; }
 
 namespace {
 
@@ -39,8 +39,9 @@ AcquireMachine::Options machine_options(const AcquireRequest& request) {
 // actions. Lives on the loop thread, but for start().
 class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
 public:
-    AcquireOperation(Transport& transport, AcquireRequest request, AcquireHandler done)
+    AcquireOperation(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done)
         : transport_(transport),
+          queues_(queues),
           request_(std::move(request)),
           done_(std::move(done)),
           machine_(machine_options(request_)) {}
@@ -100,25 +101,13 @@ private:
     }
 
     // Joins the channel's queue, the one listener all local waiters on the
-    // channel share (the first joiner adds it); runs on_subscribed() at once
-    // if the channel is active.
-    void join() {
-        Subscriber& subscriber = transport_.subscriber();
-        auto [listener, active] = subscriber.listening(request_.channel);
-        // Every listener acquire adds is a WaitQueue; anything else is passed by.
-        queue_ = std::dynamic_pointer_cast<WaitQueue>(listener);
-        if (queue_) return queue_->join(shared_from_this(), active);
-        queue_ = std::make_shared<WaitQueue>(request_.wakes);
-        queue_->join(shared_from_this(), false);
-        subscriber.add(request_.channel, queue_, request_.sharded);
-    }
+    // channel share; runs on_subscribed() at once if the channel is active.
+    void join() { queue_ = queues_.join(request_.channel, shared_from_this(), request_.wakes, request_.sharded); }
 
-    // The last waiter out takes the queue off the channel. A queue the
-    // subscriber let go (refused, closed) is empty already.
+    // The last waiter out takes the queue off the channel. Also at the end:
+    // a queue the subscriber let go (refused, closed) goes with its waiters.
     void leave_queue() {
-        if (!queue_ || queue_->empty()) return;
-        queue_->leave(this);
-        if (queue_->empty()) transport_.subscriber().remove(request_.channel, queue_.get());
+        if (queue_) queues_.leave(request_.channel, this);
     }
 
     void arm(Clock::time_point at) {
@@ -143,6 +132,7 @@ private:
         // the caller's thread (still in acquire()) after the client is gone.
         timer_.reset();
         cancel_.reset();
+        leave_queue();
         queue_.reset();
         transport_.remove_waiter(this);
         const auto& outcome = machine_.outcome();
@@ -164,6 +154,7 @@ private:
     }
 
     Transport& transport_;
+    WaitQueues& queues_;
     AcquireRequest request_;
     AcquireHandler done_;
     AcquireMachine machine_;
@@ -175,8 +166,8 @@ private:
 
 }  // namespace
 
-void acquire(Transport& transport, AcquireRequest request, AcquireHandler done) {
-    std::make_shared<AcquireOperation>(transport, std::move(request), std::move(done))->start();
+void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done) {
+    std::make_shared<AcquireOperation>(transport, queues, std::move(request), std::move(done))->start();
 }
 
 }  // namespace holdfast::detail

@@ -18,6 +18,7 @@ namespace holdfast::detail {
 
 class Telemetry;
 class Transport;
+class WaitQueues;
 
 /// Where an acquire counts its waiters (the hold pipeline counts the rest):
 /// nowhere without a telemetry.
@@ -45,7 +46,8 @@ struct Attempt {
     static Attempt failed(Failure e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 
-/// Redisson's lock channels: "1" wakes every waiter (a write unlock), else one.
+/// Redisson's lock channels: unlock_all_message wakes every waiter (a write
+/// unlock), any other message one (primitive/names.hpp).
 std::size_t redisson_lock_wakes(std::string_view payload);
 
 /// For primitives without a channel (the spin lock): sleep between attempts,
@@ -86,7 +88,8 @@ struct AcquireRequest {
 /// attempt's token). Runs on the loop thread, after the operation left its channel.
 using AcquireHandler = std::function<void(Failure error, bool acquired, std::int64_t token)>;
 
-/// Starts an acquire operation on the transport's loop (callable from any thread).
-void acquire(Transport& transport, AcquireRequest request, AcquireHandler done);
+/// Starts an acquire operation on the transport's loop (callable from any
+/// thread); a waiter joins its channel's queue in `queues`, the same client's.
+void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done);
 
 }  // namespace holdfast::detail

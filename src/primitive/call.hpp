@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "errors/failure.hpp"
 #include "primitive/blocking.hpp"
 #include "transport/reply.hpp"
 
@@ -25,10 +27,14 @@ class Transport;
 /// the very thread that must deliver its reply.
 void refuse_loop_thread(Transport& transport);
 
-/// Sends one command for `key` and blocks for its reply. An error reply is
-/// thrown as reply_error() describes it (`what` on `key`, where a `kind` of
+/// Sends one command for `key`; `done` gets its reply, or the error: an error
+/// reply as reply_error() describes it (`what` on `key`, where a `kind` of
 /// primitive was expected).
-Reply query(Transport& transport, const std::string& key, std::string what, std::vector<std::string_view> args,
+void ask(Transport& transport, const std::string& key, std::string what, const std::vector<std::string_view>& args,
+         std::function<void(Failure, Reply)> done, std::string_view kind = "lock");
+
+/// ask(), blocking for the reply; an error is thrown.
+Reply query(Transport& transport, const std::string& key, std::string what, const std::vector<std::string_view>& args,
             std::string_view kind = "lock");
 
 /// Calls `start(done)` and blocks the calling thread until `done(error, value)`

@@ -31,6 +31,14 @@ inline std::string suffixed_name(std::string_view name, std::string_view suffix)
 /// The RLock's release channel: redisson_lock__channel:{name}.
 inline std::string lock_channel(std::string_view name) { return prefixed_name("redisson_lock__channel", name); }
 
+// What an unlock publishes on a lock's channel (the RLock's, the fair lock's
+// waiters', the read-write lock's), as Redisson's LockPubSub reads it.
+/// UNLOCK_MESSAGE: one waiter may try.
+inline constexpr std::string_view unlock_message = "0";
+/// READ_UNLOCK_MESSAGE, which a write unlock publishes: every waiter may try
+/// (readers may all enter).
+inline constexpr std::string_view unlock_all_message = "1";
+
 // The fair lock's side keys: its FIFO queue, its waiters' deadlines, and
 // holdfast's own heartbeat of live waiters.
 inline constexpr std::string_view fair_queue_prefix = "redisson_lock_queue";

@@ -42,6 +42,8 @@ RedLockState::RedLockState(std::vector<Lock*> locks, std::string description)
 
 Transport& RedLockState::home() const { return LockAccess::core(*locks_.front()).transport; }
 
+WaitQueues& RedLockState::home_queues() const { return LockAccess::core(*locks_.front()).wait_queues; }
+
 RedLockState::Duration RedLockState::watchdog_lease() const {
     return LockAccess::core(*locks_.front()).watchdog.lease();
 }

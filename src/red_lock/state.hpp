@@ -23,6 +23,7 @@
 namespace holdfast::detail {
 
 class Transport;
+class WaitQueues;
 
 /// The Redlock algorithm's quorum of N servers (its clock drift: drift_of).
 inline std::size_t quorum_of(std::size_t servers) { return servers / 2 + 1; }
@@ -50,6 +51,8 @@ public:
     const std::string& description() const { return description_; }
     /// The first lock's client's transport: the renewal timer and waiting run on its loop.
     Transport& home() const;
+    /// That client's wait queues (primitive/wait_queues.hpp).
+    WaitQueues& home_queues() const;
     /// Lease of a hold without an explicit one: the first client's lock_watchdog_timeout.
     Duration watchdog_lease() const;
 

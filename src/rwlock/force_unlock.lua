@@ -6,6 +6,7 @@
 -- Reply 1 when a lock was deleted, else 0.
 -- Publish before any write: a refused PUBLISH (ACL) leaves the lock as it was.
 -- include: ../primitive/release_rights.lua.part
+-- include: read_hold.lua.part
 local refused = refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[2]}}, 'force-unlocking the lock')
 if refused then
     return refused
@@ -14,12 +15,11 @@ if redis.call('hget', KEYS[1], 'mode') ~= ARGV[1] then
     return 0
 end
 redis.call(ARGV[3], ARGV[4], ARGV[2])
-local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
 for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
     local holds = tonumber(redis.call('hget', KEYS[1], field))
     if holds ~= nil then
         for n = 1, holds do
-            redis.call('del', tag .. ':' .. field .. ':rwlock_timeout:' .. n)
+            redis.call('del', read_hold_key(KEYS[1], field, n))
         end
     end
 end

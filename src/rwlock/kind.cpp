@@ -10,18 +10,8 @@ namespace holdfast::detail {
 
 namespace {
 
-// Redisson's LockPubSub: a read unlock lets one waiter try, a write unlock every waiter.
-constexpr std::string_view read_unlock_message = "0";
-constexpr std::string_view write_unlock_message = "1";
 // write_acquire.lua's reply when the caller holds a read lock.
 constexpr std::string_view read_held = "read-held";
-
-
-constexpr std::string_view writer_suffix = ":write";
-
-std::string writer_field(const std::string& owner) { return owner + std::string(writer_suffix); }
-
-bool is_writer_field(std::string_view field) { return field.ends_with(writer_suffix); }
 
 // Each side deletes the lock only while it is in its own mode, as Redisson's do.
 void force_unlock_in_mode(ClientCore& core, const std::string& name, std::string_view mode, std::string_view message,
@@ -57,21 +47,16 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string&,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_read_release, {name},
-                       {std::string(read_unlock_message), owner, std::string(core.transport.publish_command(name, rwlock_channel(name))),
-                        rwlock_channel(name)},
+                       {std::string(unlock_message), owner,
+                        std::string(core.transport.publish_command(name, rwlock_channel(name))), rwlock_channel(name)},
                        name, "read unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        force_unlock_in_mode(core, name, "read", read_unlock_message, std::move(done));
+        force_unlock_in_mode(core, name, "read", unlock_message, std::move(done));
     }
 
     const Script& renew() const override { return scripts::rwlock_read_renew; }
-
-    std::optional<std::string> holder_of(std::string_view field) const override {
-        if (field == "mode" || is_writer_field(field)) return std::nullopt;
-        return std::string(field);
-    }
 
     bool shares_key() const override { return true; }
 };
@@ -111,13 +96,13 @@ public:
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
                  ReplyHandler done) const override {
         eval_reporting(core.transport, scripts::rwlock_write_release, {name},
-                       {std::string(write_unlock_message), lease_ms, writer_field(owner),
+                       {std::string(unlock_all_message), lease_ms, writer_field(owner),
                         std::string(core.transport.publish_command(name, rwlock_channel(name))), rwlock_channel(name)},
                        name, "write unlock", std::move(done));
     }
 
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override {
-        force_unlock_in_mode(core, name, "write", write_unlock_message, std::move(done));
+        force_unlock_in_mode(core, name, "write", unlock_all_message, std::move(done));
     }
 
     // The RLock's renewal: the writer's field is present, so the hash gets the lease.
@@ -125,11 +110,7 @@ public:
 
     std::string hold_field(const std::string& owner) const override { return writer_field(owner); }
 
-    std::optional<std::string> holder_of(std::string_view field) const override {
-        if (!is_writer_field(field)) return std::nullopt;
-        field.remove_suffix(writer_suffix.size());
-        return std::string(field);
-    }
+    LockField::Role holds_as() const override { return LockField::Role::writer; }
 
     bool shares_key() const override { return true; }
 };

@@ -1,12 +1,13 @@
 -- Read lock acquire (Redisson RReadWriteLock layout, read side).
 -- KEYS[1] lock hash; ARGV[1] lease ms; ARGV[2] owner id; ARGV[3] the owner's
 -- writer field (<owner>:write): the writer may take read locks (downgrade).
--- Read hold n of an owner has its own key <tag>:<owner>:rwlock_timeout:<n> = 1
--- with the lease as TTL; <tag> is {name}, or name when it already has a '{'.
+-- Read hold n of an owner has its own key (read_hold.lua.part) = 1 with the
+-- lease as TTL.
 -- ARGV[4] channel, ARGV[5] publish command (for the release's rights).
 -- Reply nil when taken (or re-entered), else the lock's remaining PTTL; a
 -- NOPERM error, nothing taken, when the user could not release it.
 -- include: ../primitive/release_rights.lua.part
+-- include: read_hold.lua.part
 local refused = refused_right({{'hkeys', KEYS[1]}, {'hdel', KEYS[1], ARGV[2]}, {'del', KEYS[1]},
     {ARGV[5], ARGV[4], '0'}}, 'releasing the read lock')
 if refused then
@@ -22,9 +23,8 @@ if mode == false then
 elseif mode ~= 'read' and redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
     return redis.call('pttl', KEYS[1])
 end
-local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
 local hold = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-redis.call('set', tag .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. hold, 1, 'px', ARGV[1])
+redis.call('set', read_hold_key(KEYS[1], ARGV[2], hold), 1, 'px', ARGV[1])
 -- The hash lives as long as its longest hold: raise its TTL, never lower it.
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])

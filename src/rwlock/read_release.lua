@@ -3,7 +3,7 @@
 -- KEYS[1] lock hash; ARGV[1] unlock message ('0': one waiter may try), ARGV[2]
 -- owner id, ARGV[3] publish command (publish or spublish), ARGV[4] channel
 -- (no key, as in lock/release.lua).
--- Drops the owner's newest read hold and its key <tag>:<owner>:rwlock_timeout:<n>.
+-- Drops the owner's newest read hold and its key (read_hold.lua.part).
 -- The last holder out deletes the hash and publishes.
 -- Reply nil: the owner holds no read lock; 0: it still holds reads; 1: its
 -- last read hold is released (whether or not others still hold the lock).
@@ -11,6 +11,7 @@
 -- Everything is decided first and published before any write: a user whose
 -- ACL refuses the channel gets the error with the lock unchanged.
 -- include: ../primitive/release_rights.lua.part
+-- include: read_hold.lua.part
 local refused = refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}}, 'releasing the read lock')
 if refused then
     return refused
@@ -20,7 +21,6 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if mode == false or holds == nil then
     return nil
 end
-local tag = string.find(KEYS[1], '{', 1, true) and KEYS[1] or ('{' .. KEYS[1] .. '}')
 local left = holds - 1
 local reply = (left == 0) and 1 or 0
 -- A downgrading writer still holds the write lock, whose lease is the hash's
@@ -33,7 +33,7 @@ if mode ~= 'write' then
         local count = (field == ARGV[2]) and left or tonumber(redis.call('hget', KEYS[1], field))
         if count ~= nil then
             for n = 1, count do
-                longest = math.max(longest, redis.call('pttl', tag .. ':' .. field .. ':rwlock_timeout:' .. n))
+                longest = math.max(longest, redis.call('pttl', read_hold_key(KEYS[1], field, n)))
             end
         end
     end
@@ -46,7 +46,7 @@ if left == 0 then
 else
     redis.call('hincrby', KEYS[1], ARGV[2], -1)
 end
-redis.call('del', tag .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. holds)
+redis.call('del', read_hold_key(KEYS[1], ARGV[2], holds))
 if mode == 'write' then
     return reply
 end

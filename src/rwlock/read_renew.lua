@@ -1,18 +1,18 @@
 -- Watchdog renewal of read holds, many locks in one call.
 -- KEYS[i] lock hash; ARGV[1] lease ms; ARGV[i + 1] owner id of KEYS[i].
--- Resets the TTL of each of the owner's read-hold keys
--- <tag>:<owner>:rwlock_timeout:<n> to the lease, and raises the hash's TTL to
--- at least the lease (never lowers it: a writer or another reader may need more).
+-- Resets the TTL of each of the owner's read-hold keys (read_hold.lua.part)
+-- to the lease, and raises the hash's TTL to at least the lease (never lowers
+-- it: a writer or another reader may need more).
 -- Only the owner's own holds: a dead reader's keys are left to expire.
 -- Reply an array: 1 where the owner still holds reads, else 0.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
+-- include: read_hold.lua.part
 local renewed = {}
 for i = 1, #KEYS do
     local holds = tonumber(redis.pcall('hget', KEYS[i], ARGV[i + 1]))
     if holds ~= nil then
-        local tag = string.find(KEYS[i], '{', 1, true) and KEYS[i] or ('{' .. KEYS[i] .. '}')
         for n = 1, holds do
-            redis.call('pexpire', tag .. ':' .. ARGV[i + 1] .. ':rwlock_timeout:' .. n, ARGV[1])
+            redis.call('pexpire', read_hold_key(KEYS[i], ARGV[i + 1], n), ARGV[1])
         end
         if redis.call('pttl', KEYS[i]) < tonumber(ARGV[1]) then
             redis.call('pexpire', KEYS[i], ARGV[1])

@@ -10,6 +10,7 @@
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
+-- include: ../lock/partial_release.lua.part
 local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the write lock')
 if refused then
     return refused
@@ -18,13 +19,7 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
     return nil
 end
-if holds > 1 then
-    redis.call('hincrby', KEYS[1], ARGV[3], -1)
-    -- Raised to the lease, never lowered (as lock/renew.lua): a downgraded
-    -- writer's read hold may need more.
-    if tonumber(ARGV[2]) > 0 and redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then
-        redis.call('pexpire', KEYS[1], ARGV[2])
-    end
+if partial_release(ARGV[3], holds, ARGV[2]) then
     return 0
 end
 -- The writer may still hold read locks (downgrade): readers may then share

@@ -31,6 +31,15 @@ std::optional<LeaseBook::Clock::time_point> LeaseBook::track(const Script* renew
     return wake;
 }
 
+void LeaseBook::extend(const std::string& key, const std::string& owner, Clock::time_point sent,
+                       std::chrono::milliseconds ttl) {
+    auto it = entries_.find({key, owner});
+    if (it == entries_.end() || it->second.expired) return;
+    // The timer, armed for the old deadline, finds the new one when it fires:
+    // an extension of an explicit lease moves it, not the timer.
+    it->second.deadline = sent + ttl - lease_margin(ttl);
+}
+
 std::optional<std::stop_source> LeaseBook::untrack(const std::string& key, const std::string& owner) {
     auto it = entries_.find({key, owner});
     if (it == entries_.end()) return std::nullopt;

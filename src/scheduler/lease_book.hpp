@@ -56,6 +56,10 @@ public:
     std::optional<Clock::time_point> track(const Script* renew, std::string_view kind, const std::string& key,
                                            const std::string& owner, Clock::time_point sent,
                                            std::chrono::milliseconds ttl, Clock::time_point now);
+    /// A command sent at `sent` set the hold's TTL to at least `ttl`
+    /// (Lock::extend_lease): its local deadline is now counted from it, as
+    /// after a renewal. Nothing for a hold not tracked or already lost.
+    void extend(const std::string& key, const std::string& owner, Clock::time_point sent, std::chrono::milliseconds ttl);
     /// Forgets the hold; returns its lease-lost source, if it was tracked.
     std::optional<std::stop_source> untrack(const std::string& key, const std::string& owner);
 

@@ -20,6 +20,12 @@ void Watchdog::track(const Script* renew, std::string_view kind, const std::stri
     if (book_.track(renew, kind, key, owner, sent, ttl, Clock::now())) transport_.run_on_loop([this] { arm(); });
 }
 
+void Watchdog::extend(const std::string& key, const std::string& owner, Clock::time_point sent,
+                      std::chrono::milliseconds ttl) {
+    std::lock_guard lock(mutex_);
+    book_.extend(key, owner, sent, ttl);
+}
+
 void Watchdog::untrack(const std::string& key, const std::string& owner, bool tell_lost) {
     std::optional<std::stop_source> lost;
     {

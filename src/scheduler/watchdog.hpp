@@ -53,6 +53,9 @@ public:
     /// names it in metrics and events.
     void track(const Script* renew, std::string_view kind, const std::string& key, const std::string& owner,
                Clock::time_point sent, std::chrono::milliseconds ttl);
+    /// A command sent at `sent` set the hold's TTL to at least `ttl`: its
+    /// local deadline counts from it (LeaseBook::extend).
+    void extend(const std::string& key, const std::string& owner, Clock::time_point sent, std::chrono::milliseconds ttl);
     /// Forgets the hold: a release of it was tried (primitive/release_verdict.hpp
     /// says when the rest stays renewed). `tell_lost`: its lease-lost token is
     /// requested first, for holds the owner still believed in.

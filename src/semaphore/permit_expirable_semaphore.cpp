@@ -98,7 +98,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     const std::string& name = counter_.name();
     check_lease(name, lease);
     if (wait) detail::check_wait([&] { return std::string(noun) + ' ' + detail::quoted(name); }, *wait);
-    auto& core = counter_.client_->core();
+    auto& core = detail::core_of(*counter_.client_);
     detail::AcquireRequest request;
     request.channel = detail::semaphore_channel(name);
     request.wakes = detail::semaphore_wakes;
@@ -142,7 +142,7 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
                                              std::function<void(std::exception_ptr, bool)> done) {
     const std::string& name = counter_.name();
     std::string permit = permit_bytes(name, permit_id);
-    auto& core = counter_.client_->core();
+    auto& core = detail::core_of(*counter_.client_);
     detail::ReleaseSpec spec;
     spec.hold = {noun, name, permit_id, {}};
     spec.ledger = false;  // the caller's permit id is its word
@@ -166,7 +166,7 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
 std::string PermitExpirableSemaphore::acquire(std::optional<Duration> lease) { return *acquire(lease, {}); }
 
 std::optional<std::string> PermitExpirableSemaphore::acquire(std::optional<Duration> lease, std::stop_token stop) {
-    return detail::block<std::optional<std::string>>(counter_.client_->core().transport, [&](auto done) {
+    return detail::block<std::optional<std::string>>(detail::core_of(*counter_.client_).transport, [&](auto done) {
         start_acquire(std::nullopt, lease, std::move(stop), std::move(done));
     });
 }
@@ -178,11 +178,11 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::optional<D
 std::optional<std::string> PermitExpirableSemaphore::try_acquire_ms(Duration wait, std::optional<Duration> lease,
                                                                     std::stop_token stop) {
     return detail::block<std::optional<std::string>>(
-        counter_.client_->core().transport, [&](auto done) { start_acquire(wait, lease, std::move(stop), std::move(done)); });
+        detail::core_of(*counter_.client_).transport, [&](auto done) { start_acquire(wait, lease, std::move(stop), std::move(done)); });
 }
 
 bool PermitExpirableSemaphore::try_release(const std::string& permit_id) {
-    return detail::block<bool>(counter_.client_->core().transport,
+    return detail::block<bool>(detail::core_of(*counter_.client_).transport,
                                [&](auto done) { start_release(permit_id, std::move(done)); });
 }
 
@@ -194,7 +194,7 @@ bool PermitExpirableSemaphore::update_lease(const std::string& permit_id, Durati
     const std::string& name = counter_.name();
     check_lease(name, lease);
     std::string permit = permit_bytes(name, permit_id);
-    auto& core = counter_.client_->core();
+    auto& core = detail::core_of(*counter_.client_);
     const std::int64_t now = epoch_ms();
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_expirable_update_lease, {name, timeouts_},
@@ -206,7 +206,7 @@ bool PermitExpirableSemaphore::update_lease(const std::string& permit_id, Durati
 
 std::int64_t PermitExpirableSemaphore::available_permits() const {
     const std::string& name = counter_.name();
-    auto& core = counter_.client_->core();
+    auto& core = detail::core_of(*counter_.client_);
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_expirable_acquire, {name, timeouts_},
                                {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))),
@@ -218,17 +218,17 @@ std::int64_t PermitExpirableSemaphore::available_permits() const {
 
 void PermitExpirableSemaphore::async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
                                                  Completion<std::optional<std::string>> done) {
-    start_acquire(wait, lease, std::move(stop), detail::contained(counter_.client_->core(), noun, name(), std::move(done)));
+    start_acquire(wait, lease, std::move(stop), detail::contained(detail::core_of(*counter_.client_), noun, name(), std::move(done)));
 }
 
 void PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease, std::stop_token stop,
                                              Completion<std::optional<std::string>> done) {
     start_acquire(std::nullopt, lease, std::move(stop),
-                  detail::contained(counter_.client_->core(), noun, name(), std::move(done)));
+                  detail::contained(detail::core_of(*counter_.client_), noun, name(), std::move(done)));
 }
 
 void PermitExpirableSemaphore::async_release(std::string permit_id, Completion<> done) {
-    done = detail::contained(counter_.client_->core(), noun, name(), std::move(done));
+    done = detail::contained(detail::core_of(*counter_.client_), noun, name(), std::move(done));
     start_release(permit_id, [done = std::move(done), permit_id, name = name()](std::exception_ptr error, bool released) {
         if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_id));
         done(std::move(error));
@@ -236,17 +236,17 @@ void PermitExpirableSemaphore::async_release(std::string permit_id, Completion<>
 }
 
 std::future<std::optional<std::string>> PermitExpirableSemaphore::async_try_acquire(Duration wait,
-                                                                                    std::optional<Duration> lease) {
-    return detail::future_of<std::optional<std::string>>(
-        [&](Completion<std::optional<std::string>> done) { async_try_acquire(wait, lease, {}, std::move(done)); });
+                                                                                    std::optional<Duration> lease,
+                                                                                    std::stop_token stop) {
+    return detail::future_of<std::optional<std::string>>([&](Completion<std::optional<std::string>> done) {
+        async_try_acquire(wait, lease, std::move(stop), std::move(done));
+    });
 }
 
-std::future<std::string> PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease) {
-    return detail::future_of<std::string>([&](Completion<std::string> done) {
-        async_acquire(lease, {}, [done](std::exception_ptr error, std::optional<std::string> id) {
-            done(std::move(error), id.value_or(std::string()));
-        });
-    });
+std::future<std::optional<std::string>> PermitExpirableSemaphore::async_acquire(std::optional<Duration> lease,
+                                                                                std::stop_token stop) {
+    return detail::future_of<std::optional<std::string>>(
+        [&](Completion<std::optional<std::string>> done) { async_acquire(lease, std::move(stop), std::move(done)); });
 }
 
 std::future<void> PermitExpirableSemaphore::async_release(std::string permit_id) {

@@ -54,7 +54,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     check_permits(noun_, name_, permits);
     if (wait) detail::check_wait([&] { return std::string(noun_) + ' ' + detail::quoted(name_); }, *wait);
     if (permits == 0) return done(nullptr, true);  // nothing to take (Redisson alike)
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     detail::AcquireRequest request;
     request.channel = detail::semaphore_channel(name_);
     request.wakes = detail::semaphore_wakes;
@@ -93,7 +93,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
 
 void Semaphore::start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done) {
     if (delta == 0) return done(nullptr);
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     detail::eval_reporting(
         core.transport, scripts::semaphore_release, {name_},
         {std::to_string(delta), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))), detail::semaphore_channel(name_)}, name_,
@@ -107,7 +107,7 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
 
 bool Semaphore::try_set_permits(std::int64_t permits) {
     check_permits(noun_, name_, permits);
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_},
                                {std::to_string(permits), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))),
@@ -121,34 +121,34 @@ bool Semaphore::try_set_permits(std::int64_t permits) {
 void Semaphore::acquire(std::int64_t permits) { acquire(permits, {}); }
 
 bool Semaphore::acquire(std::int64_t permits, std::stop_token stop) {
-    return detail::block<bool>(client_->core().transport,
+    return detail::block<bool>(detail::core_of(*client_).transport,
                                [&](auto done) { start_acquire(permits, std::nullopt, std::move(stop), std::move(done)); });
 }
 
-bool Semaphore::try_acquire(std::int64_t permits) { return try_acquire_ms(Duration::zero(), permits, {}); }
+bool Semaphore::try_acquire(std::int64_t permits) { return try_acquire_ms(permits, Duration::zero(), {}); }
 
-bool Semaphore::try_acquire_ms(Duration wait, std::int64_t permits, std::stop_token stop) {
-    return detail::block<bool>(client_->core().transport,
+bool Semaphore::try_acquire_ms(std::int64_t permits, Duration wait, std::stop_token stop) {
+    return detail::block<bool>(detail::core_of(*client_).transport,
                                [&](auto done) { start_acquire(permits, wait, std::move(stop), std::move(done)); });
 }
 
 void Semaphore::release(std::int64_t permits) {
     check_permits(noun_, name_, permits);
-    detail::block<bool>(client_->core().transport, [&](auto done) {
+    detail::block<bool>(detail::core_of(*client_).transport, [&](auto done) {
         start_release(permits, "release " + std::string(noun_),
                       [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
 
 void Semaphore::add_permits(std::int64_t delta) {
-    detail::block<bool>(client_->core().transport, [&](auto done) {
+    detail::block<bool>(detail::core_of(*client_).transport, [&](auto done) {
         start_release(delta, "add permits to " + std::string(noun_),
                       [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
 
 std::int64_t Semaphore::drain_permits() {
-    auto& core = client_->core();
+    auto& core = detail::core_of(*client_);
     Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
         detail::eval_reporting(core.transport, scripts::semaphore_drain_permits, {name_}, {}, name_,
                                "drain " + std::string(noun_), std::move(done), noun_);
@@ -157,34 +157,34 @@ std::int64_t Semaphore::drain_permits() {
 }
 
 std::int64_t Semaphore::available_permits() const {
-    auto& transport = client_->core().transport;
+    auto& transport = detail::core_of(*client_).transport;
     const std::string what = "query " + std::string(noun_);
     return detail::stored_count(transport, detail::query(transport, name_, what, {"GET", name_}, noun_), name_, noun_);
 }
 
 void Semaphore::async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done) {
-    start_acquire(permits, wait, std::move(stop), detail::contained(client_->core(), noun_, name_, std::move(done)));
+    start_acquire(permits, wait, std::move(stop), detail::contained(detail::core_of(*client_), noun_, name_, std::move(done)));
 }
 
 void Semaphore::async_acquire(std::int64_t permits, std::stop_token stop, Completion<bool> done) {
     start_acquire(permits, std::nullopt, std::move(stop),
-                  detail::contained(client_->core(), noun_, name_, std::move(done)));
+                  detail::contained(detail::core_of(*client_), noun_, name_, std::move(done)));
 }
 
 void Semaphore::async_release(std::int64_t permits, Completion<> done) {
     check_permits(noun_, name_, permits);
     start_release(permits, "release " + std::string(noun_),
-                  detail::contained(client_->core(), noun_, name_, std::move(done)));
+                  detail::contained(detail::core_of(*client_), noun_, name_, std::move(done)));
 }
 
-std::future<bool> Semaphore::async_try_acquire(std::int64_t permits, Duration wait) {
-    return detail::future_of<bool>([&](Completion<bool> done) { async_try_acquire(permits, wait, {}, std::move(done)); });
+std::future<bool> Semaphore::async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_try_acquire(permits, wait, std::move(stop), std::move(done)); });
 }
 
-std::future<void> Semaphore::async_acquire(std::int64_t permits) {
-    return detail::future_of<void>([&](Completion<> done) {
-        async_acquire(permits, {}, [done](std::exception_ptr error, bool) { done(std::move(error)); });
-    });
+std::future<bool> Semaphore::async_acquire(std::int64_t permits, std::stop_token stop) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_acquire(permits, std::move(stop), std::move(done)); });
 }
 
 std::future<void> Semaphore::async_release(std::int64_t permits) {

@@ -60,19 +60,22 @@ public:
     bool reentrant() const override { return false; }
 
     // GET refuses a key of another type with WRONGTYPE, which the query reports.
-    bool is_locked(const Query& query, const std::string& name) const override {
-        return !query({"GET", name}).is_nil();
+    Question<bool> is_locked(const std::string& name, const std::string&) const override {
+        return {{"GET", name}, [](const Reply& reply) { return !reply.is_nil(); }};
     }
 
-    std::int64_t hold_count(const Query& query, const std::string& name, const std::string& owner) const override {
-        const Reply reply = query({"GET", name});
-        return !reply.is_nil() && reply.str == owner ? 1 : 0;
+    Question<std::int64_t> hold_count(const std::string& name, const std::string& owner,
+                                      const std::string&) const override {
+        return {{"GET", name}, [owner](const Reply& reply) -> std::int64_t {
+                    return !reply.is_nil() && reply.str == owner ? 1 : 0;
+                }};
     }
 
-    std::vector<Lock::Holder> holders(const Query& query, const std::string& name) const override {
-        Reply reply = query({"GET", name});
-        if (reply.is_nil()) return {};
-        return {{std::move(reply.str), 1}};
+    Question<std::vector<Lock::Holder>> holders(const std::string& name, const std::string&) const override {
+        return {{"GET", name}, [](const Reply& reply) -> std::vector<Lock::Holder> {
+                    if (reply.is_nil()) return {};
+                    return {{reply.str, 1}};
+                }};
     }
 };
 

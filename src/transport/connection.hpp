@@ -103,7 +103,8 @@ public:
     Locator locate;
 
     /// Loop thread: drops the connection unless it is (being) made to
-    /// `keep`; it reconnects through the locator. A failover's +switch-master.
+    /// `keep`, and ends the backoff of one that failed to reach another; it
+    /// reconnects through the locator. A failover's new master.
     void drop_unless(const ServerAddress& keep, const std::string& why);
 
     /// Replicas a write here must reach (the WAIT after it): those the master

@@ -42,14 +42,15 @@ void Connection::saw_replicas(int count) {
 }
 
 void Connection::drop_unless(const ServerAddress& keep, const std::string& why) {
-    if ((state_ == State::ready || state_ == State::handshake) && !(address_ == keep)) return fail(why);
+    if (address_ == keep || state_ == State::idle || state_ == State::stopped) return;
     // Waiting out the backoff after failing to reach the old master: the
     // sentinels name the new one now, so go at once, not up to
     // retry_interval_max after the failover.
     if (state_ == State::backoff) {
         retry_timer_.cancel();
-        connect();
+        return connect();
     }
+    fail(why);  // connected, or connecting, to another
 }
 
 }  // namespace holdfast::detail

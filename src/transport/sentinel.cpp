@@ -1,5 +1,6 @@
 #include "transport/sentinel.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -133,6 +134,29 @@ std::optional<std::uint16_t> parse_port(const std::string& text) {
     return port;
 }
 
+// SENTINEL get-master-addr-by-name's answer: [ip, port].
+std::optional<ServerAddress> address_in(const Reply& answer) {
+    if (!answer.is_array() || answer.elements.size() != 2) return std::nullopt;
+    const auto port = parse_port(answer.elements[1].str);
+    if (!port) return std::nullopt;
+    return ServerAddress{answer.elements[0].str, *port};
+}
+
+// SENTINEL MASTER's answer, a flat list of fields and values: its
+// "config-epoch", -1 if absent or refused (an ACL without sentinel|master).
+long long config_epoch_in(const Reply& answer) {
+    for (std::size_t i = 0; i + 1 < answer.elements.size(); i += 2) {
+        if (answer.elements[i].str != "config-epoch") continue;
+        const std::string& text = answer.elements[i + 1].str;
+        long long epoch = -1;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), epoch);
+        return ec == std::errc() && end == text.data() + text.size() ? epoch : -1;
+    }
+    return -1;
+}
+
+const std::string switch_channel = "+switch-master";
+
 }  // namespace
 
 struct Sentinels::Search {
@@ -144,11 +168,18 @@ struct Sentinels::Search {
 };
 
 Sentinels::Sentinels(asio::io_context& io, const Config& config)
-    : io_(io), config_(config), tls_context_(config.tls.enabled ? make_tls_context(config) : nullptr) {}
+    : io_(io), config_(config), tls_context_(config.tls.enabled ? make_tls_context(config) : nullptr), timer_(io) {}
 
 void Sentinels::locate(LocateHandler done) {
+    if (master_) {
+        done(nullptr, *master_);
+        return check_all();
+    }
     auto search = std::make_shared<Search>();
-    search->done = std::move(done);
+    search->done = [this, done = std::move(done)](std::exception_ptr error, ServerAddress master) {
+        if (!error && !master_) master_ = master;
+        done(std::move(error), std::move(master));
+    };
     ask(std::move(search));
 }
 
@@ -185,49 +216,126 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
         const Reply& answer = replies.back();
         if (answer.is_error()) return note(answer.str);
         if (answer.is_nil()) return note("knows no master of that name");
-        std::optional<std::uint16_t> port;
-        if (answer.is_array() && answer.elements.size() == 2) port = parse_port(answer.elements[1].str);
-        if (!port) return note("unexpected answer " + answer.describe());
-        search->done(nullptr, ServerAddress{answer.elements[0].str, *port});
+        auto master = address_in(answer);
+        if (!master) return note("unexpected answer " + answer.describe());
+        search->done(nullptr, std::move(*master));
     });
     ask->start(sentinel, config_.connect_timeout);
 }
 
-void Sentinels::watch(std::function<void(const ServerAddress&)> on_switch) {
-    Config c = config_;
-    c.topology = Topology::single;
-    c.username = config_.sentinel_username;
-    c.password = config_.sentinel_password;
-    c.database = 0;
-    c.replica_sync = ReplicaSync::off;
-    c.host = config_.servers.front().host;
-    c.port = config_.servers.front().port;
-    watcher_ = std::make_shared<Connection>(io_, c);
-    // One sentinel at a time, the next after each drop.
-    watcher_->locate = [this](LocateHandler done) {
-        const ServerAddress next = config_.servers[next_watched_++ % config_.servers.size()];
-        done(nullptr, next);
-    };
-    watcher_->on_ready = [this] { watcher_->submit(encode_command({"SUBSCRIBE", "+switch-master"}), nullptr); };
-    watcher_->is_push = [](const Reply& reply) { return reply.is_array(); };
-    // "+switch-master": "<master> <old ip> <old port> <new ip> <new port>".
-    watcher_->on_push = [this, on_switch = std::move(on_switch)](Reply reply) {
-        if (reply.elements.size() != 3 || reply.elements[0].str != "message") return;
-        std::vector<std::string> words;
-        std::string_view text = reply.elements[2].str;
-        while (!text.empty()) {
-            const auto space = text.find(' ');
-            words.emplace_back(text.substr(0, space));
-            text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
-        }
-        if (words.size() != 5 || words[0] != config_.sentinel_master) return;
-        if (auto port = parse_port(words[4])) on_switch(ServerAddress{words[3], *port});
-    };
-    watcher_->start();
+void Sentinels::watch(std::function<void(const ServerAddress&)> on_master) {
+    on_master_ = std::move(on_master);
+    watchers_.resize(config_.servers.size());
+    for (std::size_t i = 0; i < watchers_.size(); ++i) {
+        Config c = config_;
+        c.topology = Topology::single;
+        c.username = config_.sentinel_username;
+        c.password = config_.sentinel_password;
+        c.database = 0;
+        c.replica_sync = ReplicaSync::off;
+        c.host = config_.servers[i].host;
+        c.port = config_.servers[i].port;
+        auto connection = std::make_shared<Connection>(io_, c);
+        // Raw `this`: the connections run these only on the loop, which stops
+        // them (stop_now) before the Sentinels go.
+        connection->on_ready = [this, i] {
+            watchers_[i].asking = false;
+            check(i);
+        };
+        // Pub/sub replies; SENTINEL's answers are arrays too, and go to their handlers.
+        connection->is_push = [](const Reply& reply) {
+            if (!reply.is_array() || reply.elements.size() != 3) return false;
+            const std::string& kind = reply.elements[0].str;
+            return kind == "message" || kind == "subscribe" || kind == "unsubscribe";
+        };
+        // "+switch-master": "<master> <old ip> <old port> <new ip> <new port>";
+        // only a hint to ask that sentinel now, so that its answer, with its
+        // epoch, is the one word followed. While answers are due on this
+        // connection they already cover the switch: it was told before the
+        // UNSUBSCRIBE that precedes them.
+        connection->on_push = [this, i](Reply reply) {
+            if (reply.elements.size() != 3 || reply.elements[0].str != "message") return;
+            const std::string& text = reply.elements[2].str;
+            if (text.compare(0, config_.sentinel_master.size() + 1, config_.sentinel_master + " ") != 0) return;
+            if (!watchers_[i].asking) check(i);
+        };
+        watchers_[i].connection = std::move(connection);
+    }
+    for (auto& w : watchers_) w.connection->start();
+    tick();
+}
+
+// A subscribed connection may send nothing but (UN)SUBSCRIBE and PING (RESP2),
+// so the question goes between an UNSUBSCRIBE and a SUBSCRIBE: a switch is
+// then told before the UNSUBSCRIBE, answered, or told after the SUBSCRIBE.
+// The epoch is read before the address, so an answer never pairs an old
+// address with a newer epoch. Unanswered within Config::timeout, the
+// connection is dropped and made again (Connection's reply timeout): a hung
+// sentinel is noticed within sentinel_scan_interval + timeout.
+void Sentinels::check(std::size_t i) {
+    Connection& connection = *watchers_[i].connection;
+    watchers_[i].asking = true;
+    auto epoch = std::make_shared<long long>(-1);
+    connection.submit(encode_command({"UNSUBSCRIBE", switch_channel}), nullptr);
+    connection.submit(encode_command({"SENTINEL", "MASTER", config_.sentinel_master}),
+                      [epoch](std::exception_ptr error, Reply reply) {
+                          if (!error) *epoch = config_epoch_in(reply);
+                      });
+    connection.submit(encode_command({"SENTINEL", "get-master-addr-by-name", config_.sentinel_master}),
+                      [this, i, epoch](std::exception_ptr error, Reply reply) {
+                          watchers_[i].asking = false;
+                          if (error) return;
+                          if (auto master = address_in(reply)) heard(i, std::move(*master), *epoch);
+                      });
+    connection.submit(encode_command({"SUBSCRIBE", switch_channel}), nullptr);
+}
+
+void Sentinels::check_all() {
+    for (std::size_t i = 0; i < watchers_.size(); ++i)
+        if (watchers_[i].connection->ready() && !watchers_[i].asking) check(i);
+}
+
+// One timer for every sentinel: ask each again, and tell the master followed
+// again, so that a connection made to an address the sentinels have replaced
+// since (located just before the switch) leaves it too.
+void Sentinels::tick() {
+    if (stopped_) return;
+    check_all();
+    if (master_ && on_master_) on_master_(*master_);
+    timer_.expires_after(config_.sentinel_scan_interval);
+    timer_.async_wait([weak = weak_from_this()](asio::error_code ec) {
+        if (auto self = weak.lock(); self && !ec) self->tick();
+    });
+}
+
+// The newest configuration epoch any sentinel last named wins: a sentinel
+// that lags behind (restarted from an old configuration, or cut off from the
+// others) names the master it knew, in an older epoch, and is not followed. Among the answers in that epoch, the master
+// already followed stays, else the latest answer goes. Sentinels that give no
+// epoch (SENTINEL MASTER refused): the latest answer, as Redis's guidelines
+// say. Each sentinel's last answer counts, so a deployment whose epochs went
+// back (its masters monitored anew) is followed once every sentinel says so.
+void Sentinels::heard(std::size_t i, ServerAddress master, long long epoch) {
+    watchers_[i].said = Answer{std::move(master), epoch, ++answers_};
+    long long newest = -1;
+    for (const auto& w : watchers_)
+        if (w.said) newest = std::max(newest, w.said->epoch);
+    const Answer* latest = nullptr;
+    bool followed = false;
+    for (const auto& w : watchers_) {
+        if (!w.said || w.said->epoch != newest) continue;
+        followed |= master_ && w.said->master == *master_;
+        if (!latest || w.said->order > latest->order) latest = &*w.said;
+    }
+    if ((newest >= 0 && followed) || (master_ && latest->master == *master_)) return;
+    master_ = latest->master;
+    if (on_master_) on_master_(*master_);
 }
 
 void Sentinels::stop_now() {
-    if (watcher_) watcher_->stop_now();
+    stopped_ = true;
+    timer_.cancel();
+    for (auto& w : watchers_) w.connection->stop_now();
 }
 
 }  // namespace holdfast::detail

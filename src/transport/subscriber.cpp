@@ -157,10 +157,9 @@ void Subscriber::relocate() {
     }
 }
 
-Subscriber::Listening Subscriber::listening(std::string_view channel) const {
+bool Subscriber::active(std::string_view channel) const {
     auto it = channels_.find(channel);
-    if (it == channels_.end() || it->second.listeners.empty()) return {};
-    return {it->second.listeners.front(), it->second.active};
+    return it != channels_.end() && !it->second.listeners.empty() && it->second.active;
 }
 
 void Subscriber::stop_now() {

@@ -46,13 +46,9 @@ public:
     void add(const std::string& channel, std::shared_ptr<ChannelListener> listener, bool sharded = false);
     /// Removes the listener; the last one out unsubscribes.
     void remove(const std::string& channel, const ChannelListener* listener);
-    /// What local users of `channel` share: its first listener (null if it
-    /// has none) and whether its subscription is active now.
-    struct Listening {
-        std::shared_ptr<ChannelListener> listener;
-        bool active = false;
-    };
-    Listening listening(std::string_view channel) const;
+    /// Whether `channel` has listeners and its subscription is active now (a
+    /// listener added now is told on_subscribed() at once).
+    bool active(std::string_view channel) const;
 
     /// Channels with at least one listener. Any thread (tests, diagnostics).
     std::size_t channel_count() const { return listened_.load(std::memory_order_relaxed); }

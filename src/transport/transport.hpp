@@ -107,7 +107,8 @@ private:
     void dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler);
     void start_cluster();
     /// Topology::sentinel: connections find the master through the sentinels
-    /// and leave it on +switch-master. Throws if no sentinel names it.
+    /// and leave it when they name another (Sentinels::watch). Throws if no
+    /// sentinel names it.
     void follow_sentinels(const std::shared_ptr<Connection>& pubsub);
     /// The connection a command for `key` is written on (one server or a
     /// cluster master): a WAIT there covers the writes before it.

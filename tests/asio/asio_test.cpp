@@ -91,7 +91,7 @@ TEST_F(Asio, AWaitThatLosesToATimerLeavesNothing) {
     EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
     ASSERT_EQ(wanted.holders().size(), 1u);
     EXPECT_EQ(wanted.holders()[0].owner, holder_client.current_owner());
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     held.unlock();
 }
 
@@ -253,7 +253,7 @@ TEST_F(Asio, AJThreadStoppedWhileWaitingLeavesNothing) {
     EXPECT_FALSE(got.get_future().get());
     EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
     EXPECT_EQ(held.holders().size(), 1u);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     held.unlock();
 }
 
@@ -279,14 +279,14 @@ TEST_F(Asio, StopTokensEndEveryKindOfBlockingWait) {
         EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; })) << channel;
     };
     stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.acquire(1, s); });
-    stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.try_acquire_for(10s, 1, s); });
+    stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.try_acquire_for(1, 10s, s); });
     stopped("redisson_sc:{leases}", [&](std::stop_token s) { return permits.acquire(std::nullopt, s).has_value(); });
     stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await(s); });
     stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await_for(10s, s); });
     stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.lock(s); });
     stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.try_lock_for(10s, s); });
     EXPECT_FALSE(b.is_locked());
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 // A plain callback runs inline on the client's loop thread: one that throws

@@ -181,7 +181,7 @@ TEST_F(Revoked, ARefusedUnlockIsReportedAndEndsTheRenewal) {
     revoke();
     lock.unlock();
     expect_lock_held("job", client.current_owner());
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a hold whose release was tried is still renewed";
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a hold whose release was tried is still renewed";
     EXPECT_TRUE(lost.stop_requested());
     const auto told = releases_failed();
     ASSERT_EQ(told.size(), 1u);
@@ -218,9 +218,9 @@ TEST_F(Revoked, EveryCheckedReleaseThrowsAndEndsTheRenewal) {
         EXPECT_TRUE(mentions(error_of<ServerError>([&] { c.lock->release(); }),
                              expected("'" + c.lock->name() + "'", c.channel)));
         EXPECT_EQ(raw->string({"HGET", c.lock->name(), c.field}), "2") << "the refused release changed the lock";
-        EXPECT_FALSE(client.core().watchdog.renews(c.lock->name(), c.field));
+        EXPECT_FALSE(detail::core_of(client).watchdog.renews(c.lock->name(), c.field));
     }
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(releases_failed().size(), cases.size());
 }
 

@@ -38,8 +38,8 @@ protected:
     /// with DBSIZE on the raw connection). The subscription check waits: an
     /// UNSUBSCRIBE is sent when the last waiter leaves, not awaited.
     void expect_nothing_left(const Client& client, long long keys = 0) const {
-        EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a renewal was left behind";
-        EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u) << "a local listener was left behind";
+        EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a renewal was left behind";
+        EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u) << "a local listener was left behind";
         EXPECT_TRUE(eventually([&] { return raw->command({"PUBSUB", "CHANNELS"})->elements == 0; }))
             << "a subscription was left on the server";
         EXPECT_EQ(raw->integer({"DBSIZE"}), keys) << "keys were left behind";

@@ -107,6 +107,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSetting{"database", [](Config& c) { c.database = -1; }, "must be >= 0"},
         BadSetting{"fair_lock_wait_timeout", [](Config& c) { c.fair_lock_wait_timeout = milliseconds(0); },
                    "must be > 0"},
+        BadSetting{"sentinel_scan_interval", [](Config& c) { c.sentinel_scan_interval = milliseconds(0); },
+                   "must be > 0"},
         BadSetting{"nat_map", [](Config& c) { c.nat_map = {{{"", 0}, {"127.0.0.1", 0}}}; }, "has no host"}),
     [](const auto& info) { return "setting" + std::to_string(info.index); });
 

@@ -65,7 +65,7 @@ TEST_F(Durations, TheLongestLeaseIsHonoured) {
     const long long ttl = raw->integer({"PTTL", "job"});
     EXPECT_GT(ttl, (max_duration - 1min).count());
     EXPECT_LE(ttl, max_duration.count());
-    EXPECT_FALSE(client.core().watchdog.renews("job", client.current_owner()));  // watched, not renewed
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("job", client.current_owner()));  // watched, not renewed
     lock.unlock();
     expect_nothing_left(client);
 }

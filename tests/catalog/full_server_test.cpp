@@ -87,7 +87,7 @@ TEST_F(FullServer, ReadAndWriteLocksUnlock) {
     page.read_lock().unlock();
     expect_message(listener, "redisson_rwlock:{page}", "0");
     EXPECT_EQ(raw->integer({"DBSIZE"}), keys) << "a hash or a read-hold key was left behind";
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(FullServer, ForceUnlocksWork) {
@@ -136,10 +136,10 @@ TEST_F(FullServer, ALatchCountsDownAndOpens) {
     support::SyncRedis listener(server->port());
     listener.command({"SUBSCRIBE", "redisson_countdownlatch__channel__{gate}"});
     gate.count_down();
-    EXPECT_EQ(gate.get_count(), 1);
+    EXPECT_EQ(gate.count(), 1);
     gate.count_down();
     expect_message(listener, "redisson_countdownlatch__channel__{gate}", "0");
-    EXPECT_EQ(gate.get_count(), 0);
+    EXPECT_EQ(gate.count(), 0);
     EXPECT_TRUE(gate.await_for(0ms));
     EXPECT_EQ(raw->integer({"EXISTS", "gate"}), 0);
 }

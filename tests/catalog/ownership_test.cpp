@@ -38,7 +38,7 @@ TEST_F(Owners, UnlockByAnotherClientIsNotOwnerErrorAndTheHolderKeepsIt) {
     EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { foreign.release(); }), {"'job'", other.current_owner()}));
     EXPECT_EQ(raw->string({"HGET", "job", holder.current_owner()}), "2");
     EXPECT_GT(raw->integer({"PTTL", "job"}), 0);
-    EXPECT_TRUE(holder.core().watchdog.renews("job", holder.current_owner()));
+    EXPECT_TRUE(detail::core_of(holder).watchdog.renews("job", holder.current_owner()));
     expect_nothing_left(other, 1);
     held.unlock();
     held.unlock();
@@ -55,8 +55,8 @@ TEST_F(Owners, UnlockByAnotherOwnerOfTheSameClientKeepsTheHoldRenewed) {
     auto refused = lock.async_unlock(intruder);
     EXPECT_TRUE(mentions(error_of<NotOwnerError>(refused), {"'job'", intruder}));
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
-    EXPECT_TRUE(client.core().watchdog.renews("job", owner));
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     EXPECT_FALSE(lock.lease_lost_token(owner).stop_requested());
     lock.async_unlock(owner).get();
     expect_nothing_left(client);

@@ -146,8 +146,8 @@ TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.lock(); }), expected));
     auto waiting = lock.async_try_lock(client.new_owner(), 30s);
     EXPECT_TRUE(mentions(error_of<ConnectionError>(waiting), expected));
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalog, CutShort, ::testing::Values("$10\r\nabc", "*2\r\n:1\r\n", ":12", "-ERR half"),
@@ -169,11 +169,11 @@ TEST_F(Servers, AReleaseCutShortStopsTheRenewal) {
     Client client(c);
     Lock lock(client, "job");
     lock.lock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.release(); }),
                          {peer.name(), "closed the connection", "may or may not have run"}));
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a hold of unknown state is still renewed";
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a hold of unknown state is still renewed";
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(FullServer, AnAcquireIsAServerErrorNamingTheCause) {

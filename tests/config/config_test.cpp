@@ -104,6 +104,17 @@ TEST(ConfigFromUri, ReadsClusterSeeds) {
     EXPECT_TRUE(Config::from_uri("rediss-cluster://n1").tls.enabled);
 }
 
+// scan_interval is Redisson's scanInterval: the slot map's on a cluster, the
+// sentinels' behind Sentinel, each with Redisson's default otherwise.
+TEST(ConfigFromUri, ReadsTheScanIntervalOfItsDeployment) {
+    auto s = Config::from_uri("redis-sentinel://s1,s2?scan_interval=250#m");
+    EXPECT_EQ(s.sentinel_scan_interval, std::chrono::milliseconds(250));
+    EXPECT_EQ(s.cluster_scan_interval, std::chrono::seconds(5));
+    auto c = Config::from_uri("redis-cluster://a:7000?scan_interval=2000");
+    EXPECT_EQ(c.cluster_scan_interval, std::chrono::milliseconds(2000));
+    EXPECT_EQ(c.sentinel_scan_interval, std::chrono::seconds(1));
+}
+
 // A bad URI's error may be logged: it must not carry the password.
 // Redisson's settings after '?' (docs/deployments.md, "Settings"), on every scheme.
 TEST(ConfigFromUri, ReadsTheRedissonSettings) {

@@ -110,7 +110,7 @@ TEST_F(Fairness, AWaiterThatGivesUpLeavesAndTheOthersMoveUp) {
     EXPECT_EQ(raw->string({"ZSCORE", deadlines, quitter}), "");
     EXPECT_EQ(raw->integer({"EXISTS", "holdfast_fair_alive:{line}"}), 0);
     EXPECT_EQ(std::stoll(raw->string({"ZSCORE", deadlines, java})), java_deadline - 300000);  // Config::fair_lock_wait_timeout's default
-    EXPECT_TRUE(eventually([&] { return waiter_client.core().transport.subscriber().channel_count() == 0; }));
+    EXPECT_TRUE(eventually([&] { return detail::core_of(waiter_client).transport.subscriber().channel_count() == 0; }));
     held.unlock();
 }
 

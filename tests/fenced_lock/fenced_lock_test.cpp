@@ -120,7 +120,33 @@ TEST_F(Fencing, ACounterThatIsNotATokenIsNamed) {
     EXPECT_THROW(lock.token(), WrongTypeError);
     EXPECT_THROW(lock.lock_and_get_token(), ServerError);
     EXPECT_EQ(raw->integer({"EXISTS", "ledger"}), 0);  // the script failed before taking the lock
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+}
+
+// Durations of any unit, as every other wait; the futures say when nothing
+// was taken, as the callback forms do.
+TEST_F(Fencing, AnyUnitAndFuturesThatMayTakeNothing) {
+    using namespace std::chrono;
+    Client client(config()), other(config());
+    FencedLock lock(client, "ledger"), theirs(other, "ledger");
+    const auto first = lock.try_lock_and_get_token(microseconds(1500), minutes(1));
+    ASSERT_TRUE(first);
+    EXPECT_GT(raw->integer({"PTTL", "ledger"}), 55000);
+    lock.unlock();
+    theirs.lock();
+    EXPECT_FALSE(lock.try_lock_and_get_token(microseconds(200'500)));
+    std::stop_source stop;
+    auto waiting = lock.async_lock_and_get_token(client.new_owner(), std::nullopt, stop.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{ledger}") == 1; }));
+    stop.request_stop();
+    ASSERT_EQ(waiting.wait_for(seconds(10)), std::future_status::ready);
+    EXPECT_EQ(waiting.get(), std::nullopt);
+    theirs.unlock();
+    const std::string owner = client.new_owner();
+    const auto token = lock.async_lock_and_get_token(owner).get();
+    ASSERT_TRUE(token);
+    EXPECT_GT(*token, *first);
+    lock.async_unlock(owner).get();
 }
 
 }  // namespace

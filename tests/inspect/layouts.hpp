@@ -63,7 +63,7 @@ private:
     Client holder_client_, waiter_client_;
     FairLock held_, wanted_;
     std::string holder_, waiter_;
-    std::future<void> waiting_;
+    std::future<bool> waiting_;
     bool ready_ = false;
     std::vector<std::string> appended_;
 };

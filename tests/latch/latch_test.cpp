@@ -36,7 +36,7 @@ TEST_F(Latch, AStringCountAndRedissonsMessages) {
         return std::string(message->element[2]->str);
     };
 
-    EXPECT_EQ(gate.get_count(), 0);
+    EXPECT_EQ(gate.count(), 0);
     ASSERT_TRUE(gate.try_set_count(2));
     EXPECT_EQ(next_message(), "1");  // a new count
     EXPECT_FALSE(gate.try_set_count(5));
@@ -44,13 +44,13 @@ TEST_F(Latch, AStringCountAndRedissonsMessages) {
     EXPECT_EQ(raw->string({"GET", "gate"}), "2");
     gate.count_down();
     EXPECT_EQ(raw->string({"GET", "gate"}), "1");
-    EXPECT_EQ(gate.get_count(), 1);
+    EXPECT_EQ(gate.count(), 1);
     gate.count_down();
     EXPECT_EQ(next_message(), "0");  // reached 0
     EXPECT_EQ(raw->integer({"EXISTS", "gate"}), 0);
     gate.count_down();  // an open latch stays open, and leaves nothing
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
-    EXPECT_EQ(gate.get_count(), 0);
+    EXPECT_EQ(gate.count(), 0);
     EXPECT_TRUE(gate.try_set_count(1));  // and can be set again
 }
 
@@ -82,7 +82,7 @@ TEST_F(Latch, ReachingZeroWakesEveryWaiterInEveryClient) {
             f.get();
         }
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(a.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(a).transport.subscriber().channel_count(), 0u);
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
@@ -112,7 +112,7 @@ TEST_F(Latch, AwaitForTimesOutAndAnOpenLatchDoesNotWait) {
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
     EXPECT_FALSE(gate.await_until(std::chrono::system_clock::now() - std::chrono::seconds(1)));
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(Latch, AJavaPeersCountDownWakesHoldfastWaiters) {
@@ -176,18 +176,37 @@ TEST_F(Latch, BadArgumentsAndKeysOfAnotherKind) {
         EXPECT_NE(what.find("count-down latch"), std::string::npos) << what;
         EXPECT_NE(what.find("set"), std::string::npos) << what;
     }
-    EXPECT_THROW(set.get_count(), WrongTypeError);
+    EXPECT_THROW(set.count(), WrongTypeError);
     EXPECT_THROW(set.count_down(), WrongTypeError);
     EXPECT_THROW(set.try_set_count(3), WrongTypeError);  // not "a count exists"
 
     raw->command({"SET", "word", "hello"});
     CountDownLatch word(client, "word");
-    EXPECT_THROW(word.get_count(), WrongTypeError);
+    EXPECT_THROW(word.count(), WrongTypeError);
     EXPECT_THROW(word.await(), WrongTypeError);
     EXPECT_THROW(word.count_down(), WrongTypeError);
     EXPECT_THROW(word.try_set_count(3), WrongTypeError);
     EXPECT_EQ(raw->string({"GET", "word"}), "hello");
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
+}
+
+TEST_F(Latch, AStoppedFutureWaitEndsFalse) {
+    Client client(config());
+    CountDownLatch gate(client, "gate");
+    gate.try_set_count(1);
+    std::stop_source stop, stop_for;
+    auto waiting = gate.async_await(stop.get_token());
+    auto waiting_for = gate.async_await_for(std::chrono::seconds(60), stop_for.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_countdownlatch__channel__{gate}") == 1; }));
+    stop.request_stop();
+    stop_for.request_stop();
+    ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    ASSERT_EQ(waiting_for.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_FALSE(waiting.get());
+    EXPECT_FALSE(waiting_for.get());
+    EXPECT_EQ(gate.count(), 1);
+    gate.count_down();
+    EXPECT_TRUE(gate.async_await().get());
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ TEST_F(LockBasics, WrongTypeKeyIsNamedAndLeavesNothingBehind) {
     EXPECT_THROW(lock.lock(), WrongTypeError);
     EXPECT_THROW(lock.release(), WrongTypeError);
     EXPECT_THROW(lock.hold_count(), WrongTypeError);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(raw->string({"GET", "taken"}), "a string");
 }
 
@@ -150,7 +150,7 @@ TEST_F(LockBasics, AsyncOwnerUnlocksFromAnotherThread) {
     std::async(std::launch::async, [&] { lock.async_unlock(owner).get(); }).get();
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
     EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(LockBasics, ForceUnlockDeletesWhoeverHolds) {

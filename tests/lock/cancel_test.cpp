@@ -16,7 +16,7 @@ const std::string fair_deadlines = "redisson_lock_timeout:{line}";
 class Cancellation : public StopInFlightTest {
 protected:
     void expect_nothing_left(Client& client, const std::string& channel) {
-        auto& core = client.core();
+        auto& core = detail::core_of(client);
         EXPECT_TRUE(eventually([&] { return core.transport.subscriber().channel_count() == 0; }));
         EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
         EXPECT_EQ(core.watchdog.tracked(), 0u) << "a renewal was left behind";
@@ -70,7 +70,7 @@ TEST_F(Cancellation, StoppedDuringAReentrantAttemptGivesBackOnlyThatHold) {
     ASSERT_EQ(again.wait_for(10s), std::future_status::ready);
     EXPECT_FALSE(again.get());
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
-    EXPECT_TRUE(client.core().watchdog.renews("job", owner));  // the first hold still is
+    EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));  // the first hold still is
     lock.async_unlock(owner).get();
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
     expect_nothing_left(client, "redisson_lock__channel:{job}");
@@ -83,7 +83,7 @@ TEST_F(Cancellation, StoppedAfterTheAcquireChangesNothing) {
     std::stop_source stop;
     ASSERT_TRUE(lock.async_try_lock(owner, 30s, std::nullopt, stop.get_token()).get());
     stop.request_stop();
-    EXPECT_TRUE(client.core().watchdog.renews("job", owner));
+    EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
     lock.async_unlock(owner).get();
 }

@@ -188,8 +188,8 @@ TEST_F(Faults, AReentryWhoseReplyWasLostIsGivenBackAtTheLastUnlock) {
 
     lock.unlock();  // the only hold its caller knows of
     EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_EQ(client.core().holds.size(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).holds.size(), 0u);
 
     // A real second hold is still only given back by its own unlock.
     lock.lock();
@@ -227,8 +227,8 @@ TEST_F(Faults, AnAcquireOfUnknownOutcomeIsGivenBackAtOnce) {
     ASSERT_FALSE(seen.empty());
     EXPECT_EQ(seen.front(), "hincrby") << "the timed-out acquire never ran, so this test shows nothing";
     EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_EQ(client.core().holds.size(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).holds.size(), 0u);
 }
 
 TEST_F(Faults, CommandsWhileTheServerIsDownWaitThenFail) {
@@ -246,8 +246,8 @@ TEST_F(Faults, CommandsWhileTheServerIsDownWaitThenFail) {
             << e.what();
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(Faults, UnreachableServerIsNamed) {

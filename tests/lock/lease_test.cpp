@@ -21,7 +21,7 @@ TEST_F(Leases, ExplicitLeaseExpiresAndIsNotRenewed) {
     Client client(short_watchdog());
     Lock lock(client, "brief");
     lock.lock(std::chrono::milliseconds(600));
-    EXPECT_FALSE(client.core().watchdog.renews("brief", client.current_owner()));  // watched, not renewed
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("brief", client.current_owner()));  // watched, not renewed
     EXPECT_TRUE(eventually([&] { return raw->integer({"EXISTS", "brief"}) == 0; }));
     EXPECT_THROW(lock.release(), NotOwnerError);
 }
@@ -39,7 +39,7 @@ TEST_F(Leases, WatchdogKeepsTheLockPastThreeTimesItsTimeout) {
     EXPECT_GT(lowest, 0) << "the lock expired while held";
     EXPECT_TRUE(lock.is_held_by_current_thread());
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(Leases, RenewalsAreBatched) {
@@ -60,7 +60,7 @@ TEST_F(Leases, RenewalsAreBatched) {
     EXPECT_LE(renewals, 12);
     for (int i = 0; i < 250; i += 50) EXPECT_GT(raw->integer({"PTTL", "batch:" + std::to_string(i)}), 0);
     for (auto& l : locks) l->unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(Leases, KilledHolderFreesTheLockAfterItsLease) {
@@ -95,7 +95,7 @@ TEST_F(Leases, StopTokenFiresWhenTheKeyIsDeletedBehindTheHolder) {
     EXPECT_TRUE(eventually([&] { return token.stop_requested(); }, std::chrono::seconds(5)));
     // request_stop() marks the token before it runs the callbacks.
     EXPECT_TRUE(eventually([&] { return called.load(); }));
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_THROW(lock.release(), NotOwnerError);
 }
 
@@ -130,9 +130,9 @@ TEST_F(Leases, MixedLeasesKeepRenewingUntilTheLastUnlock) {
     lock.lock();
     lock.lock(std::chrono::seconds(5));
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 // A renewal raises the TTL to the watchdog lease and never lowers it: a nested

@@ -54,8 +54,8 @@ TEST_F(Releasing, ALockGuardOutlivesAForceUnlock) {
     EXPECT_EQ(failed[0].owner, client.current_owner());
     EXPECT_NE(failed[0].detail.find("not held"), std::string::npos) << failed[0].detail;
     EXPECT_EQ(client.metrics().primitives["lock"].release_failures, 1u);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-    EXPECT_EQ(client.core().holds.size(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).holds.size(), 0u);
 }
 
 TEST_F(Releasing, AScopedLockOutlivesALostMember) {
@@ -98,10 +98,10 @@ TEST_F(Releasing, APartialUnlockKeepsTheRenewal) {
     lock.lock();
     lock.lock();
     lock.unlock();
-    EXPECT_TRUE(client.core().watchdog.renews("nested", client.current_owner()));
+    EXPECT_TRUE(detail::core_of(client).watchdog.renews("nested", client.current_owner()));
     EXPECT_EQ(lock.hold_count(), 1);
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_FALSE(lock.is_locked());
     EXPECT_TRUE(events(Event::Kind::release_failed).empty());
 }
@@ -118,7 +118,7 @@ TEST_F(Releasing, AnUnlockWithNoReplyEndsTheRenewal) {
     server->pause();
     lock.unlock();
     server->resume();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u) << "a hold whose unlock got no reply is still renewed";
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a hold whose unlock got no reply is still renewed";
     EXPECT_TRUE(lost.stop_requested());
     const auto failed = events(Event::Kind::release_failed);
     ASSERT_EQ(failed.size(), 1u);

@@ -49,7 +49,7 @@ TEST_F(Waiting, TryLockForTimesOutAndLeavesNothing) {
     EXPECT_GE(waited, std::chrono::milliseconds(300));
     EXPECT_LT(waited, std::chrono::seconds(5));
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(waiter_client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(waiter_client).watchdog.tracked(), 0u);
     EXPECT_FALSE(wanted.try_lock_until(std::chrono::system_clock::now() - std::chrono::seconds(1)));
     held.unlock();
     EXPECT_TRUE(wanted.try_lock_until(std::chrono::system_clock::now() + std::chrono::seconds(1)));
@@ -79,7 +79,7 @@ TEST_F(Waiting, WaitersShareOneSubscription) {
         EXPECT_TRUE(f.get());
     }
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(waiter_client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(waiter_client).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(Waiting, ForceUnlockWakesWaiters) {

@@ -14,8 +14,8 @@ class MultiLocks : public RedisTest {
 protected:
     // Nothing of a client's is left: renewals, subscriptions.
     static void expect_clean(Client& client) {
-        EXPECT_EQ(client.core().watchdog.tracked(), 0u);
-        EXPECT_TRUE(eventually([&] { return client.core().transport.subscriber().channel_count() == 0; }));
+        EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
+        EXPECT_TRUE(eventually([&] { return detail::core_of(client).transport.subscriber().channel_count() == 0; }));
     }
     long long exists(const std::string& key) { return raw->integer({"EXISTS", key}); }
 };
@@ -267,8 +267,8 @@ TEST_F(MultiLocks, AsyncOwnerAndExplicitLease) {
     EXPECT_EQ(raw->string({"HGET", "a", owner}), "1");
     EXPECT_LE(raw->integer({"PTTL", "b"}), 20000);
     // An explicit lease is not renewed, but watched: the group is told before it ends.
-    EXPECT_FALSE(client.core().watchdog.renews("a", owner));
-    EXPECT_FALSE(client.core().watchdog.renews("b", owner));
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("a", owner));
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("b", owner));
     EXPECT_TRUE(both.lease_lost_token(owner).stop_possible());
     EXPECT_FALSE(both.try_lock());  // another owner: this thread
     std::async(std::launch::async, [&] { both.async_unlock(owner).get(); }).get();
@@ -295,6 +295,48 @@ TEST_F(MultiLocks, BadArgumentsAreNamed) {
     ASSERT_TRUE(both.try_lock_for(std::chrono::hours::max()));
     both.unlock();
     ASSERT_TRUE(both.try_lock_until(std::chrono::steady_clock::time_point::max()));
+    both.unlock();
+}
+
+TEST_F(MultiLocks, FuturesTakeAStopAndSayWhetherTaken) {
+    Client client(config()), other(config());
+    Lock a(client, "a"), b(client, "b"), theirs(other, "b");
+    MultiLock both(a, b);
+    theirs.lock();
+    const std::string owner = client.new_owner();
+    std::stop_source stop, stop_try;
+    auto waiting = both.async_lock(owner, std::nullopt, stop.get_token());
+    auto trying = both.async_try_lock(client.new_owner(), std::chrono::seconds(60), std::nullopt, stop_try.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{b}") == 1; }));
+    stop.request_stop();
+    stop_try.request_stop();
+    ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    ASSERT_EQ(trying.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_FALSE(waiting.get());
+    EXPECT_FALSE(trying.get());
+    EXPECT_EQ(exists("a"), 0);  // nothing left held
+    expect_clean(client);
+    theirs.unlock();
+    EXPECT_TRUE(both.async_lock(owner).get());
+    both.async_unlock(owner).get();
+}
+
+TEST_F(MultiLocks, ALeasedWaitEndsWhenStopped) {
+    Client client(config()), other(config());
+    Lock a(client, "a"), b(client, "b"), theirs(other, "b");
+    MultiLock both(a, b);
+    theirs.lock();
+    std::stop_source stop;
+    auto waiting = std::async(std::launch::async, [&] { return both.lock(std::chrono::seconds(20), stop.get_token()); });
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{b}") == 1; }));
+    stop.request_stop();
+    ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_FALSE(waiting.get());
+    EXPECT_EQ(exists("a"), 0);
+    theirs.unlock();
+    EXPECT_TRUE(both.try_lock_for(std::chrono::seconds(1), std::chrono::seconds(20), std::stop_token{}));
+    EXPECT_LE(raw->integer({"PTTL", "a"}), 20000);
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("a", client.current_owner()));
     both.unlock();
 }
 

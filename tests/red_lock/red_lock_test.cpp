@@ -54,8 +54,8 @@ protected:
     // holds, and waits by backing off.
     void expect_clients_clean() const {
         for (const auto& client : clients) {
-            EXPECT_EQ(client->core().watchdog.tracked(), 0u);
-            EXPECT_EQ(client->core().transport.subscriber().channel_count(), 0u);
+            EXPECT_EQ(detail::core_of(*client).watchdog.tracked(), 0u);
+            EXPECT_EQ(detail::core_of(*client).transport.subscriber().channel_count(), 0u);
         }
     }
 

@@ -18,7 +18,7 @@ TEST_F(ReadWriteLeases, TheWatchdogRenewsReadHoldsThroughTheirKeys) {
     const std::string owner = client.current_owner();
     rw.read_lock().lock();
     rw.read_lock().lock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     const std::vector<std::string> keys{"stock", hold_key("stock", owner, 1), hold_key("stock", owner, 2)};
     const auto start = std::chrono::steady_clock::now();
     long long lowest = 1500;
@@ -29,9 +29,9 @@ TEST_F(ReadWriteLeases, TheWatchdogRenewsReadHoldsThroughTheirKeys) {
     EXPECT_GT(lowest, 0) << "a read hold expired while held";
     EXPECT_EQ(rw.read_lock().hold_count(), 2);
     rw.read_lock().unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     rw.read_lock().unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
@@ -40,7 +40,7 @@ TEST_F(ReadWriteLeases, ADowngradedWriterKeepsBothHolds) {
     ReadWriteLock rw(client, "stock");
     rw.write_lock().lock();
     rw.read_lock().lock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 2u);  // one renewal per side
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 2u);  // one renewal per side
     const auto start = std::chrono::steady_clock::now();
     long long lowest = 1500;
     while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(4800)) {
@@ -50,10 +50,10 @@ TEST_F(ReadWriteLeases, ADowngradedWriterKeepsBothHolds) {
     }
     EXPECT_GT(lowest, 0);
     rw.write_lock().unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     EXPECT_TRUE(rw.read_lock().is_held_by_current_thread());
     rw.read_lock().unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 // The writer's renewals and partial unlocks never lower the hash's TTL: a
@@ -82,7 +82,7 @@ TEST_F(ReadWriteLeases, AnExplicitReadLeaseEndsTheHold) {
     Client client(short_watchdog());
     ReadWriteLock rw(client, "stock");
     rw.read_lock().lock(std::chrono::milliseconds(600));
-    EXPECT_FALSE(client.core().watchdog.renews("stock", client.current_owner()));  // watched, not renewed
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("stock", client.current_owner()));  // watched, not renewed
     EXPECT_LE(raw->integer({"PTTL", hold_key("stock", client.current_owner(), 1)}), 600);
     EXPECT_TRUE(eventually([&] { return raw->integer({"DBSIZE"}) == 0; }));
     EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
@@ -119,7 +119,7 @@ TEST_F(ReadWriteLeases, LosingAReadHoldStopsItsToken) {
     EXPECT_FALSE(rw.write_lock().lease_lost_token().stop_possible());
     raw->command({"DEL", "stock"});
     EXPECT_TRUE(eventually([&] { return read_lost.stop_requested(); }));
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_THROW(rw.read_lock().release(), NotOwnerError);
 }
 
@@ -141,8 +141,8 @@ TEST_F(ReadWriteLeases, NothingIsLeftBehind) {
     ra.read_lock().unlock();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
     for (Client* c : {&a, &b}) {
-        EXPECT_EQ(c->core().watchdog.tracked(), 0u);
-        EXPECT_EQ(c->core().transport.subscriber().channel_count(), 0u);
+        EXPECT_EQ(detail::core_of(*c).watchdog.tracked(), 0u);
+        EXPECT_EQ(detail::core_of(*c).transport.subscriber().channel_count(), 0u);
     }
     EXPECT_TRUE(eventually([&] { return subscribers(channel("stock")) == 0; }));
 }

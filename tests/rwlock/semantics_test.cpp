@@ -139,8 +139,8 @@ TEST_F(ReadWriteSemantics, UpgradeIsRefusedWithAClearError) {
     // Nothing changed: the read holds stand, nothing renews a write hold.
     EXPECT_EQ(rw.read_lock().hold_count(), 1);
     EXPECT_EQ(fields("stock").size(), 4u);  // mode and three readers
-    EXPECT_EQ(client.core().watchdog.tracked(), 2u);
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 2u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
     rw.read_lock().async_unlock(owner).get();
     rw.read_lock().unlock();
     ReadWriteLock(other, "stock").read_lock().unlock();

@@ -115,7 +115,7 @@ TEST_F(ReadWriteWaking, WritersTakeTurns) {
         EXPECT_TRUE(w.get());
     }
     EXPECT_FALSE(overlap.load());
-    EXPECT_EQ(waiters.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(waiters).watchdog.tracked(), 0u);
 }
 
 }  // namespace

@@ -69,6 +69,24 @@ TEST(LeaseBook, ADeadlinePassedUnrenewedLosesTheHoldUntilUntracked) {
     EXPECT_EQ(book.tracked(), 0u);
 }
 
+TEST(LeaseBook, AnExtendedLeaseIsLostAtItsNewDeadlineOnly) {
+    LeaseBook book(lease, 100);
+    book.track(nullptr, "lock", "a", "o", t0, 5s, t0);
+    const auto first = t0 + 5s - lease_margin(5s);
+    book.extend("a", "o", t0 + 2s, 20s);
+    const auto extended = t0 + 2s + 20s - lease_margin(20s);
+    // The timer armed for the first deadline finds nothing lost then.
+    EXPECT_TRUE(book.expire(first).empty());
+    EXPECT_EQ(book.next_wake(), extended);
+    EXPECT_TRUE(book.expire(extended - 1ms).empty());
+    EXPECT_EQ(book.expire(extended).size(), 1u);
+    // Nothing for a hold not tracked, or lost already.
+    book.extend("b", "o", t0, 20s);
+    EXPECT_EQ(book.tracked(), 1u);
+    book.extend("a", "o", extended, 20s);
+    EXPECT_EQ(book.lost_for("a", "o", extended + 5ms), 5ms);
+}
+
 TEST(LeaseBook, RenewalsAreBatchedByScriptAndShard) {
     LeaseBook book(lease, 2);
     for (const char* key : {"a1", "a2", "a3", "x1"}) book.track(&renew_a, "lock", key, "o", t0, lease, t0);

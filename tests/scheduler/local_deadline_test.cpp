@@ -57,7 +57,7 @@ TEST_F(LocalDeadline, PartitionedHolderIsToldBeforeAnotherCanTakeTheLock) {
 
     proxy.heal();
     EXPECT_THROW(held.release(), LeaseLostError);
-    EXPECT_EQ(holder.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(holder).watchdog.tracked(), 0u);
 }
 
 // The holder's ACL user loses its script rights mid-hold: every renewal is
@@ -76,7 +76,7 @@ TEST_F(LocalDeadline, RenewalsRefusedByTheServerEndTheHold) {
 
     ASSERT_TRUE(eventually([&] { return witness.told(); }, 10s));
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";
-    EXPECT_FALSE(holder.core().watchdog.renews("ledger", holder.current_owner()));
+    EXPECT_FALSE(detail::core_of(holder).watchdog.renews("ledger", holder.current_owner()));
     raw->command({"ACL", "SETUSER", "holder", "+@all"});
     EXPECT_THROW(held.release(), LeaseLostError);
     EXPECT_EQ(raw->integer({"EXISTS", "ledger"}), 0);
@@ -88,7 +88,7 @@ TEST_F(LocalDeadline, ExplicitLeaseIsToldBeforeItEnds) {
     Client client(config());
     Lock lock(client, "ledger");
     lock.lock(1200ms);
-    EXPECT_FALSE(client.core().watchdog.renews("ledger", client.current_owner()));
+    EXPECT_FALSE(detail::core_of(client).watchdog.renews("ledger", client.current_owner()));
     LossWitness witness(server->port(), "ledger", lock.lease_lost_token());
     ASSERT_TRUE(eventually([&] { return witness.told(); }));
     EXPECT_GT(witness.pttl_when_told(), 0) << "told only after the server's lease had run out";

@@ -29,9 +29,9 @@ TEST_F(Watchdog, ServerErrorsKeepRenewalScheduled) {
     // The next tick renews the lease back to ~3 s.
     EXPECT_TRUE(eventually([&] { return raw->integer({"PTTL", "sturdy"}) > 2500; }, std::chrono::seconds(5)));
     EXPECT_FALSE(lost.stop_requested());
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(Watchdog, ReentrantHoldsRenewUntilTheLastUnlock) {
@@ -42,12 +42,12 @@ TEST_F(Watchdog, ReentrantHoldsRenewUntilTheLastUnlock) {
     lock.lock();
     lock.lock();
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     // Still renewed with one hold left: alive after more than a lease.
     std::this_thread::sleep_for(std::chrono::milliseconds(2000));
     EXPECT_EQ(raw->string({"HGET", "deep", client.current_owner()}), "1");
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(raw->integer({"EXISTS", "deep"}), 0);
 }
 

@@ -17,7 +17,7 @@ const std::string expirable_timeouts = "{pool}:timeout";
 class SemaphoreCancellation : public StopInFlightTest {
 protected:
     void expect_nothing_left(Client& client) {
-        EXPECT_TRUE(eventually([&] { return client.core().transport.subscriber().channel_count() == 0; }));
+        EXPECT_TRUE(eventually([&] { return detail::core_of(client).transport.subscriber().channel_count() == 0; }));
         EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
     }
 };

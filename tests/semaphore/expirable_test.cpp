@@ -200,7 +200,9 @@ TEST_F(ExpirableSemaphore, AsyncForms) {
     Client client(config());
     PermitExpirableSemaphore pool(client, "pool");
     pool.try_set_permits(1);
-    const std::string id = pool.async_acquire(std::chrono::seconds(30)).get();
+    const std::optional<std::string> taken = pool.async_acquire(std::chrono::seconds(30)).get();
+    ASSERT_TRUE(taken);
+    const std::string id = *taken;
     EXPECT_FALSE(pool.async_try_acquire(std::chrono::milliseconds(100)).get());
     auto next = pool.async_try_acquire(std::chrono::seconds(30));
     ASSERT_TRUE(eventually([&] { return subscribers(channel) == 1; }));

@@ -57,7 +57,7 @@ TEST_F(SemaphoreBasics, StdLikeTimedForms) {
     pool.release();
     EXPECT_TRUE(pool.try_acquire_until(std::chrono::steady_clock::now() + std::chrono::seconds(1)));
     EXPECT_TRUE(eventually([&] { return subscribers("redisson_sc:{pool}") == 0; }));
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(SemaphoreBasics, BadArgumentsAreRejectedAndNameTheArgument) {
@@ -115,7 +115,7 @@ TEST_F(SemaphoreBasics, KeysOfAnotherKindAreNamed) {
     }
     EXPECT_EQ(raw->string({"GET", "motto"}), "carpe diem");
     EXPECT_EQ(raw->string({"HGET", "profile", "name"}), "ada");
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
 // N permits, many threads in two clients: never more than N inside at once.
@@ -179,6 +179,30 @@ TEST_F(SemaphoreBasics, ClosingTheClientFailsItsWaiters) {
     ASSERT_EQ(waiter.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     const std::string why = waiter.get();
     EXPECT_NE(why.find("shutting down"), std::string::npos) << why;
+}
+
+// One argument order on every face (permits, wait, stop), and a stop for
+// every future.
+TEST_F(SemaphoreBasics, PermitsComeFirstAndEveryFutureTakesAStop) {
+    Client client(config());
+    Semaphore pool(client, "pool");
+    pool.try_set_permits(1);
+    EXPECT_FALSE(pool.try_acquire_for(2, std::chrono::milliseconds(200)));
+    EXPECT_FALSE(pool.try_acquire_until(2, std::chrono::steady_clock::now() + std::chrono::milliseconds(200)));
+    EXPECT_EQ(pool.available_permits(), 1);
+    std::stop_source stop, stop_try;
+    auto waiting = pool.async_acquire(2, stop.get_token());
+    auto trying = pool.async_try_acquire(2, std::chrono::seconds(60), stop_try.get_token());
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_sc:{pool}") == 1; }));
+    stop.request_stop();
+    stop_try.request_stop();
+    ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    ASSERT_EQ(trying.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_FALSE(waiting.get());
+    EXPECT_FALSE(trying.get());
+    EXPECT_EQ(pool.available_permits(), 1);
+    EXPECT_TRUE(pool.try_acquire_for(1, std::chrono::milliseconds(200)));
+    EXPECT_TRUE(pool.async_acquire(0).get());  // none asked: at once
 }
 
 }  // namespace

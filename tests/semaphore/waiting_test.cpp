@@ -64,7 +64,7 @@ TEST_F(SemaphoreWaiting, AReleaseOfNWakesNWaitersAndLeavesTheRestAsleep) {
     EXPECT_EQ(finished(futures, std::chrono::seconds(10)), 5);  // all of them: none was left asleep
     EXPECT_EQ(raw->string({"GET", "pool"}), "0");
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(waiting.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(waiting).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(SemaphoreWaiting, WaitersSleepUntilAMessage) {
@@ -101,7 +101,7 @@ TEST_F(SemaphoreWaiting, TimedOutWaitersLeaveNothingBehind) {
     Semaphore pool(client, "pool");
     EXPECT_FALSE(pool.try_acquire_for(std::chrono::milliseconds(300)));
     EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; }));
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 

@@ -52,7 +52,7 @@ TEST_F(SimpleLocks, KeyIsAPlainStringHoldingTheOwnersToken) {
     EXPECT_EQ(calls("publish"), 0);  // its peers listen to nothing
     EXPECT_FALSE(lock.is_locked());
     EXPECT_EQ(lock.remaining_ttl(), std::nullopt);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SimpleLocks, NotReentrant) {
@@ -71,7 +71,7 @@ TEST_F(SimpleLocks, NotReentrant) {
         }
     }
     EXPECT_EQ(lock.hold_count(), 1);  // still held once, still renewed
-    EXPECT_EQ(client.core().watchdog.tracked(), 1u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     lock.unlock();
     EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_EQ(raw->integer({"EXISTS", "once"}), 0);
@@ -92,8 +92,8 @@ TEST_F(SimpleLocks, OtherOwnersAreExcludedAndWaitersGetInAfterTheRelease) {
     mine.unlock();
     EXPECT_TRUE(waiter.get());
     EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
-    EXPECT_EQ(client.core().transport.subscriber().channel_count(), 0u);
-    EXPECT_EQ(other.core().transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
+    EXPECT_EQ(detail::core_of(other).transport.subscriber().channel_count(), 0u);
 }
 
 TEST_F(SimpleLocks, AForeignLibrarysKeyExcludesHoldfastAndIsNeverDeleted) {
@@ -120,7 +120,7 @@ TEST_F(SimpleLocks, AForeignLibrarysKeyExcludesHoldfastAndIsNeverDeleted) {
     EXPECT_EQ(raw->integer({"EVAL", foreign_delete, "1", "shared", foreign_token}), 1);
     EXPECT_TRUE(waiter.get());
     EXPECT_EQ(raw->integer({"EXISTS", "shared"}), 0);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SimpleLocks, AForeignLibraryCannotTakeDeleteOrExtendAHoldfastLock) {
@@ -152,7 +152,7 @@ TEST_F(SimpleLocks, WatchdogRenewsByCompareAndPexpire) {
     EXPECT_GE(calls("pexpire") - renewals_before, 3);
     EXPECT_EQ(raw->string({"GET", "kept"}), client.current_owner());
     lock.unlock();
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SimpleLocks, ATakenOverKeyIsReportedLost) {
@@ -165,7 +165,7 @@ TEST_F(SimpleLocks, ATakenOverKeyIsReportedLost) {
     EXPECT_TRUE(eventually([&] { return lost.stop_requested(); }));
     EXPECT_THROW(lock.release(), NotOwnerError);
     EXPECT_EQ(raw->string({"GET", "contested"}), foreign_token);
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SimpleLocks, ExplicitLeaseExpiresAndAPollingWaiterGetsIn) {
@@ -233,7 +233,7 @@ TEST_F(SimpleLocks, WrongTypeKeyIsNamedAndLeftAlone) {
     EXPECT_THROW(lock.is_locked(), WrongTypeError);
     EXPECT_THROW(lock.holders(), WrongTypeError);
     EXPECT_EQ(raw->string({"HGET", "profile", "name"}), "ada");
-    EXPECT_EQ(client.core().watchdog.tracked(), 0u);
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 
 TEST_F(SimpleLocks, BadArgumentsAreRejected) {

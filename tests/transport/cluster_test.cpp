@@ -63,7 +63,7 @@ protected:
     // the holder's 60 s lease would have let it in.
     void expect_waiter_woken(const Config& c, bool sharded) {
         Client holder(c), waiter(c);
-        EXPECT_EQ(holder.core().transport.publish_command("queue", "redisson_lock__channel:{queue}"), sharded ? "spublish" : "publish");
+        EXPECT_EQ(detail::core_of(holder).transport.publish_command("queue", "redisson_lock__channel:{queue}"), sharded ? "spublish" : "publish");
         const std::string name = name_on(1, "woken-");
         const std::string channel = "redisson_lock__channel:{" + name + "}";
         Lock held(holder, name);
@@ -197,7 +197,7 @@ TEST_F(ClusterTest, NotAClusterIsRefusedByName) {
 // An error reply reaches the caller with its code, as text and as a value.
 TEST_F(ClusterTest, ACrossSlotRefusalCarriesItsCode) {
     Client client(config());
-    detail::Transport& transport = client.core().transport;
+    detail::Transport& transport = detail::core_of(client).transport;
     const std::string a = name_on(0, "cross"), b = name_on(1, "cross");
     try {
         detail::block<detail::Reply>(transport, [&](auto done) {

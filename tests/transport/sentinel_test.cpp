@@ -1,9 +1,12 @@
 // Redis Sentinel (Topology::sentinel) and replica sync (Config::replica_sync),
 // against real processes: a master, a replica and three sentinels.
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <stop_token>
+#include <thread>
 
 #include "cli/cli_process.hpp"
 #include "redis_fixture.hpp"
@@ -229,6 +232,177 @@ TEST_F(Sentinel, KeepsEveryProcessLogWithTheSentinelsDecisions) {
                                  " 127.0.0.1 " + std::to_string(new_port)),
               std::string::npos)
         << sentinel_text;
+}
+
+// Issue 19, item 4: the sentinel a client listens to first is silenced (hung
+// by SIGSTOP, or killed), and another one fails the master over. The client
+// must leave the deposed master within the bound docs/deployments.md states
+// (one Config::sentinel_scan_interval after a sentinel it reaches names the
+// new master) and take its next lock on the new master. The group's
+// destructor sends SIGCONT before it kills, so no paused sentinel outlives a test.
+class SilencedSentinel : public Sentinel {
+protected:
+    // Sentinel's default pace on the two that stay up: they turn the deposed
+    // master into a replica only 8 s after the switch, as in production, so
+    // its ROLE cannot be what moves the client off it within the bound; only
+    // the sentinels' word can.
+    void SetUp() override { group.production_pace(true, 1); }
+
+    /// The client's connections to `port` (Config::client_name "follower").
+    static int followers_on(std::uint16_t port) {
+        const std::string list = support::SyncRedis(port).string({"CLIENT", "LIST"});
+        int count = 0;
+        for (auto at = list.find(" name=follower "); at != std::string::npos; at = list.find(" name=follower ", at + 1))
+            ++count;
+        return count;
+    }
+
+    Config follower() const {
+        Config c = config();
+        c.client_name = "follower";
+        // The new master has no replica until the old one is turned around
+        // (8 s here): `required` would refuse every lock meanwhile. `off` is
+        // the case where staying on the deposed master lets two clients hold
+        // one lock.
+        c.replica_sync = ReplicaSync::off;
+        return c;
+    }
+
+    struct Switch {
+        std::uint16_t from = 0, to = 0;
+    };
+    /// With `client` on the master: silences sentinels[0], runs SENTINEL
+    /// FAILOVER on sentinels[1], and returns once the client has left the
+    /// deposed master, or the bound (generous here, for a loaded machine) has
+    /// passed, which fails the test.
+    Switch fail_over_past_the_first(Client& client, const std::function<void(support::RedisServer&)>& silence) {
+        Lock before(client, "before-switch");
+        before.lock();
+        before.unlock();
+        Switch s;
+        s.from = group.master_port();
+        EXPECT_GT(followers_on(s.from), 0);
+        silence(*group.sentinels[0]);
+
+        support::SyncRedis second(group.sentinels[1]->port());
+        const auto give_up = std::chrono::steady_clock::now() + 30s;
+        // -NOGOODSLAVE until it has seen the replica: ask again.
+        while (second.command({"SENTINEL", "FAILOVER", group.master_name()})->type == REDIS_REPLY_ERROR) {
+            if (std::chrono::steady_clock::now() > give_up) throw std::runtime_error("SENTINEL FAILOVER refused");
+            std::this_thread::sleep_for(20ms);
+        }
+        // The switch: the second sentinel names the other node.
+        while ((s.to = static_cast<std::uint16_t>(std::stoi(
+                    second.command({"SENTINEL", "get-master-addr-by-name", group.master_name()})->element[1]->str))) ==
+               s.from) {
+            if (std::chrono::steady_clock::now() > give_up) throw std::runtime_error("no switch within 30 s");
+            std::this_thread::sleep_for(5ms);
+        }
+        const auto switched = std::chrono::steady_clock::now();
+        const auto bound = 4 * client.config().sentinel_scan_interval;
+        while (followers_on(s.from) > 0 && std::chrono::steady_clock::now() - switched < bound)
+            std::this_thread::sleep_for(10ms);
+        const auto stayed =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - switched);
+        RecordProperty("left_the_deposed_master_ms", static_cast<int>(stayed.count()));
+        EXPECT_EQ(followers_on(s.from), 0)
+            << "still on the deposed master " << stayed.count() << " ms after the switch";
+        return s;
+    }
+
+    /// A lock taken now is on the new master.
+    void locks_on(Client& client, std::uint16_t port) {
+        Lock after(client, "after-switch");
+        after.lock();
+        EXPECT_EQ(support::SyncRedis(port).string({"HGET", "after-switch", client.current_owner()}), "1");
+        after.unlock();
+    }
+};
+
+TEST_F(SilencedSentinel, AHungSentinelDoesNotKeepTheClientOnADeposedMaster) {
+    std::mutex mutex;
+    std::vector<Event> lost;
+    Config c = follower();
+    c.on_event = [&](const Event& event) {
+        std::lock_guard lock(mutex);
+        if (event.kind == Event::Kind::connection_lost) lost.push_back(event);
+    };
+    Client client(c);
+    const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.pause(); });
+    locks_on(client, s.to);
+    // The hung sentinel's connection is noticed (its check unanswered within
+    // Config::timeout) and made again: within sentinel_scan_interval +
+    // timeout of the pause, generously.
+    const std::string hung = "127.0.0.1:" + std::to_string(group.sentinels[0]->port());
+    EXPECT_TRUE(eventually(
+        [&] {
+            std::lock_guard lock(mutex);
+            return std::any_of(lost.begin(), lost.end(), [&](const Event& e) {
+                return e.server == hung && e.detail.find("no reply within") != std::string::npos;
+            });
+        },
+        3 * (c.sentinel_scan_interval + c.timeout)));
+}
+
+TEST_F(SilencedSentinel, ADeadSentinelDoesNotKeepTheClientOnADeposedMaster) {
+    Client client(follower());
+    const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.kill(); });
+    locks_on(client, s.to);
+}
+
+// The dead sentinel comes back, from its config file, while the two that
+// failed over are hung in turn: it names the deposed master, in the old
+// configuration epoch, for as long as it hears nothing newer (here: until
+// the end; a paused one would catch up at once from the hellos buffered for
+// it). The client must not go back there: it follows the newest epoch any
+// sentinel named.
+TEST_F(SilencedSentinel, ASentinelThatLagsBehindDoesNotSendTheClientBack) {
+    std::mutex mutex;
+    std::vector<std::string> reconnected_to;
+    Config c = follower();
+    c.retry_interval_max = 500ms;  // back to the restarted sentinel soon, long before it could act alone
+    c.on_event = [&](const Event& event) {
+        std::lock_guard lock(mutex);
+        if (event.kind == Event::Kind::connection_restored) reconnected_to.push_back(event.server);
+    };
+    Client client(c);
+    const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.kill(); });
+    {
+        std::lock_guard lock(mutex);
+        reconnected_to.clear();
+    }
+    group.sentinels[1]->pause();
+    group.sentinels[2]->pause();
+    // At Sentinel's default pace again (a restart forgets SENTINEL DEBUG): it
+    // would turn the new master into a replica only after 8 s.
+    support::RedisServer& lagging = *group.sentinels[0];
+    lagging.restart();
+    support::SyncRedis asked(lagging.port());
+    auto names = [&] {
+        return std::stoi(asked.command({"SENTINEL", "get-master-addr-by-name", group.master_name()})->element[1]->str);
+    };
+    ASSERT_EQ(names(), s.from);
+    // The client's connection to it, made after the restart and asked on
+    // connecting and every scan interval since: 2 s old, it has answered.
+    EXPECT_TRUE(eventually(
+        [&] {
+            const std::string list = asked.string({"CLIENT", "LIST"});
+            for (auto at = list.find(" name=follower "); at != std::string::npos;
+                 at = list.find(" name=follower ", at + 1)) {
+                const auto age = list.find("age=", at);
+                if (age != std::string::npos && std::stoi(list.substr(age + 4)) >= 2) return true;
+            }
+            return false;
+        },
+        20s));
+    ASSERT_EQ(names(), s.from) << "it caught up: the test proves nothing";
+    EXPECT_EQ(followers_on(s.from), 0);
+    {
+        std::lock_guard lock(mutex);
+        for (const auto& server : reconnected_to)
+            EXPECT_NE(server, "127.0.0.1:" + std::to_string(s.from)) << "went back to the deposed master";
+    }
+    locks_on(client, s.to);
 }
 
 TEST_F(Sentinel, TheCliRunsACommandUnderALockBehindSentinels) {

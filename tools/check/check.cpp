@@ -30,6 +30,8 @@ constexpr NemesisName names[] = {
     {Nemesis::cluster_kill_primary, "cluster-kill-primary"},
     {Nemesis::revoke_rights, "revoke-rights"},
     {Nemesis::sentinel_failover_release, "sentinel-failover-release"},
+    {Nemesis::cluster_kill_primary_waiting, "cluster-kill-primary-waiting"},
+    {Nemesis::sentinel_hang, "sentinel-hang"},
 };
 
 struct PrimitiveName {
@@ -130,15 +132,18 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
 }
 
 bool needs_sentinel(Nemesis n) {
-    return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master || n == Nemesis::sentinel_failover_release;
+    return n == Nemesis::sentinel_failover || n == Nemesis::sentinel_kill_master ||
+           n == Nemesis::sentinel_failover_release || n == Nemesis::sentinel_hang;
 }
 
 bool needs_cluster(Nemesis n) {
-    return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+    return n == Nemesis::cluster_migrate_slot || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary ||
+           n == Nemesis::cluster_kill_primary_waiting;
 }
 
 bool fails_over(Nemesis n) {
-    return needs_sentinel(n) || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary;
+    return needs_sentinel(n) || n == Nemesis::cluster_failover || n == Nemesis::cluster_kill_primary ||
+           n == Nemesis::cluster_kill_primary_waiting;
 }
 
 std::string primitive_name(Primitive p) { return entry_of(p).name; }

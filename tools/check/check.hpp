@@ -54,6 +54,8 @@ enum class Nemesis {
     cluster_kill_primary,  // kill -9 a lock's primary: the cluster promotes its replica; it comes back as one
     revoke_rights,         // ACL: take a holder's channels away for 0.5-2 x lease (its release is refused), then give them back
     sentinel_failover_release,  // SENTINEL FAILOVER struck as a holder's critical section ends: its release meets the failover
+    cluster_kill_primary_waiting,  // kill -9 a lock's primary while workers sleep waiting for it (the nemesis holds it)
+    sentinel_hang,  // SIGSTOP the first sentinel, SENTINEL FAILOVER through the second at Sentinel's pace, SIGCONT
 };
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,
@@ -121,8 +123,12 @@ struct Options {
     std::string replica_sync = "required";  // the workers' Config::replica_sync (failover nemeses)
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
-    /// How long a worker waits for a lock before it gives up and picks another.
-    Duration acquire_wait() const { return lease * 5; }
+    /// How long a worker waits for a lock before it gives up and picks another:
+    /// 5 leases; 30 where the nemesis kills a primary under waiters, which must
+    /// still wait after its promotion and rejoin (seconds).
+    Duration acquire_wait(const Scenario& scenario) const {
+        return lease * (scenario.has(Nemesis::cluster_kill_primary_waiting) ? 30 : 5);
+    }
 };
 
 /// What one worker process is told on its command line.
@@ -137,6 +143,7 @@ struct WorkerOptions {
     Duration lease{1000};
     Duration timeout{1000};
     Duration max_section{200};
+    Duration acquire_wait{5000};  // try_lock_for's wait
     Primitive primitive = Primitive::rlock;
     std::int64_t permits = 2;  // Semaphore: the count set before each acquire if absent
     std::uint64_t seed = 0;
@@ -148,6 +155,10 @@ struct WorkerOptions {
 /// The ACL user of a worker slot under revoke-rights (password acl_password).
 std::string acl_user_of(int slot);
 inline constexpr const char* acl_password = "check";
+
+/// The worker id of the nemesis's own holds in the histories
+/// (cluster-kill-primary-waiting), in worker-nemesis.log.
+inline constexpr int nemesis_worker = 1'000'000;
 
 /// Names shared by workers and checker.
 std::string lock_name(int lock);

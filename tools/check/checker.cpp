@@ -1,6 +1,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -16,26 +17,29 @@ namespace {
 
 constexpr int findings_per_kind = 3;
 
+// Whether the earlier holder `a` was told it had lost the lock before `b`'s
+// acquire returned, or `b` at its return (its grant reached it only after its
+// lease had run out).
+bool told(const Hold& a, const Hold& b) { return (a.lost > 0 && a.lost <= b.ack) || (b.lost > 0 && b.lost <= b.ack); }
+
 // Hold `b` began while `a`, granted earlier, had not ended, and a partition
 // cut one of them off. The library must tell a cut-off holder that its hold
 // is lost before anyone else can take the lock: "told" if it did (a's `lost`
 // before b's ack; or b's at its ack, b's grant having reached it too late),
 // an untold overlap, a violation, if not (unless another fault, a pause,
-// explains it). Told overlaps are what fencing is for: counted, not failed.
+// explains it). Told overlaps are what fencing is for: not failed.
 void judge_partitioned(const RunFacts& facts, const Model& m, RunResult& r, const Hold& a, const Hold& b) {
     const bool a_told = partition_of(m, a) && a.lost > 0 && a.lost <= b.ack;
     const bool b_told = partition_of(m, b) && b.lost > 0 && b.lost <= b.ack;
     if (a_told || b_told) {
-        ++r.told;
         // --strict excuses nothing, this neither.
         if (facts.strict)
             judge(facts, m, r, r.overlaps, "told overlap", {&a, &b}, Excusable::by_lease_loss,
                   "two holders of " + lock_name(b.lock) + " at once, the partitioned one told it had lost it");
         return;
     }
-    if (judge(facts, m, r, r.overlaps, "untold overlap", {&a, &b}, Excusable::by_lease_loss,
-              "two holders of " + lock_name(b.lock) + " at once, the partitioned one not told it had lost it"))
-        ++r.untold;
+    judge(facts, m, r, r.overlaps, "untold overlap", {&a, &b}, Excusable::by_lease_loss,
+          "two holders of " + lock_name(b.lock) + " at once, the partitioned one not told it had lost it");
 }
 
 // Mutual exclusion: no two holds of a lock overlap unless both are shared
@@ -57,6 +61,7 @@ void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
                 continue;
             }
             for (const Hold* other : others) {
+                ++(told(*other, h) ? r.told : r.untold);
                 if (partition_of(m, *other) || partition_of(m, h)) {
                     judge_partitioned(facts, m, r, *other, h);
                     continue;
@@ -153,6 +158,78 @@ void check_tokens(const RunFacts& facts, const Model& m, RunResult& r) {
     }
 }
 
+// A failover during the hold's release: the old master may have taken it,
+// and the promoted replica may never see it.
+bool released_in_failover(const Model& m, const Hold& h) {
+    return std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return fails_over(f.kind) && f.start <= h.released && f.end >= h.end;
+    });
+}
+
+// A release of `h` that returned ok although the server kept the hold, as
+// seen at `seen`: expected only under a failover with replica sync off
+// (asynchronous replication); with replica sync the release must have been
+// confirmed by a replica, or reported.
+void lost_release(const RunFacts& facts, const Model& m, RunResult& r, const Hold& h, Nanos seen,
+                  const std::string& evidence) {
+    const bool failover = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return fails_over(f.kind) && f.start <= seen && f.end >= h.end;
+    });
+    if (failover && !facts.replicas_synced && !facts.strict) {
+        ++r.lost_releases.expected;
+        return;
+    }
+    ++r.lost_releases.violations;
+    add_finding(r, "lost release", lock_name(h.lock) + ": the release of " + describe(facts, h) + " returned ok at " +
+                                       at(facts, h.released) + ", but " + evidence);
+}
+
+// Lost releases, seen two ways. The holder's own hold-count probe, right
+// after its release, read a count on the master it reached, the release
+// having met a failover (elsewhere that is a leaked hold). Or the witness read
+// the holder's owner field in the lock's hash on a master afterwards: a read
+// sent after the release had returned and answered before the holder called
+// acquire on that lock again (which may take it back). Reads of a node a
+// failover was deposing, while it did, do not count: it is no longer the
+// master that matters, and its data is about to go.
+void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
+    if (facts.semaphore()) return;  // permits have no owner
+    for (int lock = 0; lock < facts.locks; ++lock) {
+        const auto& samples = m.samples[lock];
+        for (const Hold& h : m.holds[lock]) {
+            if (h.release != Phase::ok) continue;
+            if (h.left_after_release > 0) {
+                if (released_in_failover(m, h))
+                    lost_release(facts, m, r, h, h.released,
+                                 "its own probe right after still read " + std::to_string(h.left_after_release) +
+                                     " hold(s) on the master it reached");
+                continue;
+            }
+            if (h.owner.empty()) continue;
+            Nanos next_try = std::numeric_limits<Nanos>::max();
+            for (const Attempt& a : m.attempts[lock])
+                if (a.worker == h.worker && a.invoke > h.end) next_try = std::min(next_try, a.invoke);
+            const auto from = std::upper_bound(samples.begin(), samples.end(), h.released,
+                                               [](Nanos t, const Sample& s) { return t < s.time; });
+            for (auto s = from; s != samples.end() && s->time < next_try; ++s) {
+                if (s->answered >= next_try) continue;  // it may have run after the next acquire
+                const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+                    return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
+                });
+                const bool held = std::any_of(s->fields.begin(), s->fields.end(), [&](const std::string& field) {
+                    return field == h.owner || field == h.owner + ":write";
+                });
+                if (deposed || !held) continue;
+                lost_release(facts, m, r, h, s->time,
+                             "the owner's field was still on :" + std::to_string(s->port) + " at " +
+                                 at(facts, s->time) + ", " + std::to_string((s->time - h.released) / 1'000'000) +
+                                 " ms later");
+                break;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, const std::string& kind,
@@ -171,9 +248,9 @@ bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, co
 }
 
 long RunResult::violations() const {
-    return overlaps.violations + lost_updates.violations + stale_writes.violations + token_order.violations +
-           fifo.violations + leaked_holds + renewed_after_release + integrity + worker_failures + slow_regrants +
-           slow_wakeups + stuck;
+    return overlaps.violations + lost_releases.violations + lost_updates.violations + stale_writes.violations +
+           token_order.violations + fifo.violations + leaked_holds + renewed_after_release + integrity +
+           worker_failures + slow_regrants + slow_wakeups + stuck;
 }
 
 void add_finding(RunResult& result, const std::string& kind, const std::string& text) {
@@ -206,28 +283,32 @@ RunResult check_run(const RunFacts& facts) {
                             " still renewed by its watchdog after its release was tried, at " + at(facts, e.time));
         }
     }
-    // A release the old master ran and then lost in a failover (asynchronous
-    // replication): the promoted replica still counts the hold until its
-    // lease ends. Expected under the failover nemeses, not a leak.
-    auto lost_in_failover = [&](const Hold& h) {
-        return !facts.strict && std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
-                   return fails_over(f.kind) && f.start <= h.released && f.end >= h.end;
-               });
-    };
+    // A release the old master ran and then lost in a failover: the promoted
+    // replica still counts the hold until its lease ends. A lost release
+    // (check_lost_releases), not a leak.
     for (const auto& holds : m.holds)
         for (const Hold& h : holds)
-            if (h.left_after_release > 0 && !lost_in_failover(h)) {
+            if (h.left_after_release > 0 && !released_in_failover(m, h)) {
                 ++r.leaked_holds;
                 add_finding(r, "leaked hold", lock_name(h.lock) + " still counted " +
                                                   std::to_string(h.left_after_release) + " hold(s) of worker " +
                                                   std::to_string(h.worker) + " after its release of " +
                                                   describe(facts, h));
             }
+    // Releases that met a slot migration: invoked while their lock's slot was
+    // migrating (from MIGRATING to the last SETSLOT NODE).
+    for (const Fault& f : m.faults)
+        if (f.kind == Nemesis::cluster_migrate_slot)
+            r.releases_in_migration += std::count_if(m.events.begin(), m.events.end(), [&](const Event& e) {
+                return e.op == Op::release && e.phase == Phase::invoke && e.lock == f.lock && e.time >= f.start &&
+                       e.time <= f.end;
+            });
     for (const std::string& failure : facts.worker_failures) {
         ++r.worker_failures;
         add_finding(r, "worker", failure);
     }
     check_overlaps(facts, m, r);
+    check_lost_releases(facts, m, r);
     for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
     if (facts.fenced()) check_tokens(facts, m, r);
     if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);

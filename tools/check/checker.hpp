@@ -30,15 +30,23 @@ struct RunResult {
     long lost_leases = 0;  // release refused: the lease had run out
     long writes_acked = 0, refused = 0;  // refused: reads and writes the resource fenced out
     long faults = 0;
+    long releases_in_migration = 0;  // releases invoked while their lock's slot migrated (cluster-migrate-slot)
 
     Tally overlaps;  // two holders at once (one of them exclusive), or more than N of a semaphore
-    // Overlaps with a partitioned holder (partition-holder): untold, the old
-    // holder not told it had lost the lock before the new one entered (also
-    // counted in overlaps.violations); told, it had been (not a violation:
-    // what fencing is for).
+    // Every overlap of two holds (not a semaphore's), expected or not, split:
+    // told, the earlier holder was told (lease_lost_token()) it had lost the
+    // lock before the later one's acquire returned, or the later one was told
+    // at its return; untold, neither. Under partition-holder an untold overlap
+    // with the partitioned holder is a violation, a told one is not (what
+    // fencing is for); elsewhere the split only describes the overlaps.
     long untold = 0, told = 0;
     Tally lost_updates, stale_writes, token_order;
     Tally fifo;      // fair lock: a waiter granted before one that joined the queue well before it
+    // A release that returned ok while the server kept the hold: the witness
+    // saw the holder's owner field on a master after the release had returned
+    // and before the holder's next acquire of that lock. Expected only under
+    // a failover with replica sync off (asynchronous replication).
+    Tally lost_releases;
     long leaked_holds = 0;  // release left a hold count behind
     long renewed_after_release = 0;  // a hold the watchdog still renewed after its release was tried
     long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked
@@ -54,6 +62,9 @@ struct RunResult {
     // grant, from the last one before the master stopped granting to the
     // first after the failover. Measured, not judged.
     std::vector<double> resume_ms;
+    // cluster-kill-primary-waiting: per fault, from the nemesis's release
+    // (after the promotion) to the next grant, workers having waited across it.
+    std::vector<double> failover_wakeups_ms;
 
     std::vector<std::string> findings;  // the violations, explained (the first few of each kind)
 

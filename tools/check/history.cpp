@@ -80,6 +80,14 @@ void HistoryWriter::write(const Fault& f) {
     append(line.str());
 }
 
+void HistoryWriter::write(const Sample& s) {
+    std::ostringstream line;
+    line << s.time << ' ' << s.answered << ' ' << s.port << ' ' << s.lock;
+    for (const std::string& field : s.fields) line << ' ' << field;
+    line << '\n';
+    append(line.str());
+}
+
 std::vector<Event> read_events(const std::string& dir) {
     std::vector<Event> events;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -118,6 +126,22 @@ std::vector<Fault> read_faults(const std::string& dir) {
     });
     std::stable_sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.start < b.start; });
     return faults;
+}
+
+std::vector<Sample> read_samples(const std::string& dir) {
+    std::vector<Sample> samples;
+    const std::filesystem::path path = std::filesystem::path(dir) / "witness.log";
+    if (!std::filesystem::exists(path)) return samples;
+    each_line(path, [&samples](const std::string& line, const std::string& where) {
+        std::istringstream in(line);
+        Sample s;
+        if (!(in >> s.time >> s.answered >> s.port >> s.lock))
+            throw std::runtime_error(where + ": malformed sample '" + line + "'");
+        for (std::string field; in >> field;) s.fields.push_back(field);
+        samples.push_back(std::move(s));
+    });
+    std::stable_sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.time < b.time; });
+    return samples;
 }
 
 }  // namespace holdfast::check

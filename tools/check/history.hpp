@@ -36,7 +36,7 @@ struct Event {
     /// read ok: the value read; write invoke/ok: the value written;
     /// release ok: hold count the lock still has for this worker (0 unless it leaked).
     std::int64_t value = -1;
-    std::string message;  // the error, for fail and unknown
+    std::string message;  // the error, for fail and unknown; acquire invoke: the owner id the hold takes
 };
 
 /// One fault as the coordinator applied it.
@@ -47,6 +47,20 @@ struct Fault {
     int worker = -1;  // kill-holder, pause-holder: the worker hit
     int lock = -1;    // kill-holder, pause-holder: the lock it held
     std::string detail;
+};
+
+/// What a lock server held at one moment, as the coordinator's witness read
+/// it: the fields of a lock's hash (owner ids; a writer's with `:write`) on
+/// one node that said it was a master. The read ran between `time`, taken
+/// before it was sent (whatever had returned to its caller by then had run
+/// before it), and `answered`, taken when its reply had come (whatever was
+/// called after that ran after it).
+struct Sample {
+    Nanos time = 0;
+    Nanos answered = 0;
+    int port = 0;
+    int lock = -1;
+    std::vector<std::string> fields;
 };
 
 /// Appends lines to a history file with one write(2) each, so a SIGKILL
@@ -60,6 +74,7 @@ public:
 
     void write(const Event& event);
     void write(const Fault& fault);
+    void write(const Sample& sample);
 
 private:
     void append(const std::string& line);
@@ -72,6 +87,9 @@ private:
 std::vector<Event> read_events(const std::string& dir);
 /// The faults in `dir`/nemesis.log, ordered by start.
 std::vector<Fault> read_faults(const std::string& dir);
+/// The witness's samples in `dir`/witness.log (none if there is no such
+/// file), ordered by time.
+std::vector<Sample> read_samples(const std::string& dir);
 
 std::string op_name(Op op);
 std::string phase_name(Phase phase);

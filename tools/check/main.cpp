@@ -70,6 +70,7 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option_function<long>("--lease-ms", [&w](long v) { w.lease = Duration(v); })->required();
     worker.add_option_function<long>("--timeout-ms", [&w](long v) { w.timeout = Duration(v); })->required();
     worker.add_option_function<long>("--section-ms", [&w](long v) { w.max_section = Duration(v); })->required();
+    worker.add_option_function<long>("--acquire-wait-ms", [&w](long v) { w.acquire_wait = Duration(v); })->required();
     worker.add_option_function<std::string>("--primitive", [&w](const std::string& p) {
         w.primitive = parse_primitives(p).front();
     });
@@ -96,9 +97,6 @@ int coordinate(Options& o, const std::string& nemeses, const std::string& primit
                std::optional<std::uint64_t> seed) {
     o.scenarios = parse_scenarios(nemeses);
     o.primitives = parse_primitives(primitives);
-    if (std::count(o.primitives.begin(), o.primitives.end(), Primitive::fenced) && !fenced_lock_available())
-        throw UsageError("FencedLock is not in this build of holdfast yet (include/holdfast/fenced_lock.hpp); "
-                         "use --primitive rlock");
     o.seed = seed ? *seed : std::random_device{}();
     if (o.duration < o.lease * 3)
         throw UsageError("--duration " + cli::format_duration(o.duration) + " is too short for --lease " +
@@ -162,7 +160,7 @@ int main(int argc, char** argv) {
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
                    "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot, cluster-failover, "
-                   "cluster-kill-primary, revoke-rights, sentinel-failover-release")
+                   "cluster-kill-primary, revoke-rights, sentinel-failover-release, cluster-kill-primary-waiting, sentinel-hang")
         ->capture_default_str();
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "

@@ -27,8 +27,10 @@ bool loses_queue_places(Nemesis kind) {
         case Nemesis::sentinel_failover:
         case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
+        case Nemesis::sentinel_hang:
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
+        case Nemesis::cluster_kill_primary_waiting:
             return true;
         default:
             return false;
@@ -47,7 +49,11 @@ Model build_model(const RunFacts& facts) {
     Model m;
     m.events = read_events(facts.dir);
     m.faults = read_faults(facts.dir);
+    m.samples.resize(facts.locks);
+    for (Sample& s : read_samples(facts.dir))
+        if (s.lock >= 0 && s.lock < facts.locks) m.samples[s.lock].push_back(std::move(s));
     std::map<Key, Attempt> attempts;
+    std::map<Key, std::string> owners;  // from each acquire's invoke
     std::map<Key, Hold> holds;
     std::map<int, Nanos> last_event;
     std::map<Key, Nanos> lost;  // may be logged before its hold's ack
@@ -63,13 +69,17 @@ Model build_model(const RunFacts& facts) {
         } else if (e.op == Op::acquire) {
             if (e.phase == Phase::invoke) {
                 attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access};
+                owners[key] = e.message;
                 continue;
             }
             Attempt& a = attempts.at(key);
             a.done = e.time;
             a.outcome = e.phase;
-            if (e.phase == Phase::ok)
-                holds[key] = Hold{e.worker, e.hold, e.lock, a.invoke, e.time, 0, a.access, a.queued, e.token};
+            if (e.phase == Phase::ok) {
+                Hold& h = holds[key] = Hold{};
+                h.worker = e.worker, h.hold = e.hold, h.lock = e.lock, h.invoke = a.invoke, h.ack = e.time;
+                h.access = a.access, h.queued = a.queued, h.token = e.token, h.owner = owners[key];
+            }
         } else if (e.op == Op::lost) {
             if (!lost.count(key)) lost[key] = e.time;
         } else if (e.op == Op::release) {
@@ -105,6 +115,18 @@ Model build_model(const RunFacts& facts) {
     for (const auto& v : m.holds)
         for (const Hold& h : v) m.by_id[h.id()] = &h;
     return m;
+}
+
+int deposed_port(const Fault& f) {
+    if (!fails_over(f.kind)) return 0;
+    const auto arrow = f.detail.find(" -> :");
+    const auto colon = arrow == std::string::npos ? std::string::npos : f.detail.rfind(':', arrow);
+    if (colon == std::string::npos) return 0;
+    try {
+        return std::stoi(f.detail.substr(colon + 1, arrow - colon - 1));
+    } catch (const std::exception&) {
+        return 0;
+    }
 }
 
 // Reaches past the heal by reconnect_slack: an acquire invoked then waits for
@@ -158,8 +180,10 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             case Nemesis::sentinel_failover:
             case Nemesis::sentinel_failover_release:
             case Nemesis::sentinel_kill_master:
+            case Nemesis::sentinel_hang:
             case Nemesis::cluster_failover:
             case Nemesis::cluster_kill_primary:
+            case Nemesis::cluster_kill_primary_waiting:
                 return what;
             default:
                 break;

@@ -50,6 +50,7 @@ struct Hold {
     Nanos released = 0;             // when release returned
     std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
     Nanos lost = 0;  // when the library first told the holder its lease was lost (0: never); may precede ack
+    std::string owner;  // the owner id its acquire took the lock as (empty in older histories)
     std::string id() const { return hold_id(worker, hold); }
     bool shared() const { return access == Access::shared; }
     /// From its acquire call to its end.
@@ -64,6 +65,7 @@ struct RunFacts {
     Primitive primitive = Primitive::rlock;
     std::int64_t permits = 1;  // holds allowed at once: a semaphore's permits, else 1
     bool strict = false;  // excuse nothing: every anomaly is a violation
+    bool replicas_synced = true;  // Config::replica_sync wait or required (off: a failover may lose what it had)
     int locks = 0;
     Nanos start = 0;
     Nanos stop = 0;  // when the workers were told to stop
@@ -80,6 +82,7 @@ struct RunFacts {
 struct Model {
     std::vector<Event> events;
     std::vector<Fault> faults;
+    std::vector<std::vector<Sample>> samples;    // per lock, by time: the witness's reads of the lock server
     std::vector<std::vector<Hold>> holds;        // per lock, by ack
     std::vector<std::vector<Attempt>> attempts;  // per lock, by invoke
     std::map<std::string, const Hold*> by_id;    // hold id -> hold
@@ -105,6 +108,10 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
 /// The partition-holder fault that cut off `hold`'s worker during the hold (or
 /// healed while it was still reconnecting, before its acquire), or nullptr.
 const Fault* partition_of(const Model& model, const Hold& hold);
+
+/// The port of the node a failover fault took the master's role (or a slot's
+/// primary's) from, as its detail names it ("... :A -> :B ..."); 0 for other faults.
+int deposed_port(const Fault& fault);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "holdfast/holdfast.hpp"
 #include "sentinel_group.hpp"
 #include "sync_redis.hpp"
 
@@ -19,7 +20,8 @@ std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed,
                              support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
                              std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
-                             support::SentinelGroup* sentinels, support::RedisCluster* cluster)
+                             support::SentinelGroup* sentinels, support::RedisCluster* cluster, std::string dir,
+                             std::string replica_sync)
     : scenario_(scenario),
       lease_(lease),
       locks_(locks),
@@ -30,7 +32,11 @@ NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, int locks
       log_(log),
       proxies_(proxies),
       sentinels_(sentinels),
-      cluster_(cluster) {}
+      cluster_(cluster),
+      dir_(std::move(dir)),
+      replica_sync_(std::move(replica_sync)) {}
+
+NemesisRunner::~NemesisRunner() = default;
 
 Duration NemesisRunner::scaled(double low, double high) {
     const double factor = std::uniform_real_distribution<double>(low, high)(random_);
@@ -76,12 +82,16 @@ bool NemesisRunner::strike() {
         case Nemesis::sentinel_failover_release:
         case Nemesis::sentinel_kill_master:
             return fail_over(kind);
+        case Nemesis::sentinel_hang:
+            return hang_sentinel();
         case Nemesis::cluster_migrate_slot:
             migrate_slot();
             return true;
         case Nemesis::cluster_failover:
         case Nemesis::cluster_kill_primary:
             return fail_over_primary(kind);
+        case Nemesis::cluster_kill_primary_waiting:
+            return kill_primary_under_waiters();
         case Nemesis::revoke_rights:
             return revoke_rights();
         case Nemesis::restart_persistent:
@@ -189,19 +199,84 @@ bool NemesisRunner::revoke_rights() {
     return true;
 }
 
-// Waits (a few leases at most) until a holder's critical section is about to
-// end: its release is then sent while the failover runs.
-bool NemesisRunner::holder_about_to_release() {
-    const Nanos give_up = now_ns() + 4 * to_ns(lease_);
-    while (now_ns() < give_up) {
+// Waits until a holder's critical section is about to end (within 2 ms: its
+// release follows), until `until` or `over()`; returns its slot, or -1.
+int NemesisRunner::holder_about_to_release(Nanos until, const std::function<bool()>& over) {
+    for (int round = 0; now_ns() < until; ++round) {
         for (int s = 0; s < workers_.slots(); ++s) {
             const Nanos ends = status_.slots[s].section_ends.load();
             if (status_.slots[s].holding.load() < 0 || ends == 0) continue;
-            if (const Nanos left = ends - now_ns(); left >= 0 && left < 2'000'000) return true;
+            if (const Nanos left = ends - now_ns(); left >= 0 && left < 2'000'000) return s;
         }
+        if (round % 50 == 0 && over()) return -1;  // every 10 ms
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    return false;
+    return -1;
+}
+
+// A failover during a release (issue 19, item 5): SENTINEL FAILOVER, then,
+// once the replica has been promoted and before the sentinels name it (the
+// clients still use the old master meanwhile), a holder whose critical section
+// ends: its release runs on the deposed master. Asynchronous replication loses
+// it; under replica sync its WAIT finds no replica, and it must be reported.
+bool NemesisRunner::fail_over_under_release() {
+    support::RedisServer& old_master = sentinels_->master();
+    support::RedisServer& old_replica = sentinels_->replica();
+    const std::uint16_t before = old_master.port();
+    try {  // nothing to promote until the last victim is back as a replica
+        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    const Nanos start = now_ns();
+    // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
+    for (support::SyncRedis sentinel(sentinels_->sentinels[0]->port());;) {
+        if (sentinel.command({"SENTINEL", "FAILOVER", sentinels_->master_name()})->type != REDIS_REPLY_ERROR) break;
+        if (now_ns() - start > 2'000'000'000) return false;
+        std::this_thread::sleep_for(10ms);
+    }
+    auto is_master = [](std::uint16_t port) {
+        try {
+            support::SyncRedis node(port);
+            const auto role = node.command({"ROLE"});
+            return role->type == REDIS_REPLY_ARRAY && role->elements > 0 &&
+                   std::string(role->element[0]->str, role->element[0]->len) == "master";
+        } catch (const std::runtime_error&) {
+            return false;
+        }
+    };
+    while (!is_master(old_replica.port())) {
+        if (now_ns() - start > 30'000'000'000) throw std::runtime_error("SENTINEL FAILOVER promoted nothing in 30 s");
+        std::this_thread::sleep_for(1ms);
+    }
+    const Nanos promoted = now_ns();
+    // Before the clients leave the old master: until the sentinels name the new one (or it is a replica again).
+    const int slot = holder_about_to_release(promoted + 3'000'000'000, [&] {
+        return sentinels_->master_port() != before || !is_master(before);
+    });
+    const Nanos struck = now_ns();
+    const int worker = slot < 0 ? -1 : workers_.worker_in(slot);
+    const int lock = slot < 0 ? -1 : status_.slots[slot].holding.load();
+    const std::uint16_t after = sentinels_->wait_for_new_master(before);
+    const Nanos named = now_ns();
+    std::string rejoined = ", old master back as its replica after ";
+    try {
+        support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(10));
+        rejoined += ms_text(now_ns() - named);
+    } catch (const std::runtime_error&) {
+        rejoined = "; the old master not back as its replica within 10 s";
+    }
+    const Nanos end = now_ns();
+    const std::string what =
+        "SENTINEL FAILOVER: replica promoted after " + ms_text(promoted - start) + ", " +
+        (slot < 0 ? "no holder left its section before the sentinels named it"
+                  : "worker " + std::to_string(worker) + " leaving its section of " + lock_name(lock) + " " +
+                        ms_text(struck - promoted) + " after that") +
+        ": master :" + std::to_string(before) + " -> :" + std::to_string(after) + " named in " +
+        ms_text(named - start) + rejoined;
+    log_.write(Fault{start, end, Nemesis::sentinel_failover_release, worker, lock, what});
+    if (named - start > 3'000'000'000 || rejoined.find("within") != std::string::npos) unusual_.push_back(what);
+    return true;
 }
 
 // The fault lasts until the sentinels name the new master and it has its
@@ -209,8 +284,7 @@ bool NemesisRunner::holder_about_to_release() {
 // replica to promote.
 bool NemesisRunner::fail_over(Nemesis kind) {
     if (!sentinels_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a Sentinel deployment");
-    // Timed to a release: struck as a holder's critical section ends.
-    if (kind == Nemesis::sentinel_failover_release && !holder_about_to_release()) return false;
+    if (kind == Nemesis::sentinel_failover_release) return fail_over_under_release();
     support::RedisServer& old_master = sentinels_->master();
     const std::uint16_t before = old_master.port();
     try {  // nothing to promote until the last victim is back as a replica
@@ -221,9 +295,9 @@ bool NemesisRunner::fail_over(Nemesis kind) {
     const Nanos start = now_ns();
     std::uint16_t after;
     std::string how;
-    if (kind == Nemesis::sentinel_failover || kind == Nemesis::sentinel_failover_release) {
+    if (kind == Nemesis::sentinel_failover) {
         after = sentinels_->failover();
-        how = kind == Nemesis::sentinel_failover ? "SENTINEL FAILOVER" : "SENTINEL FAILOVER as a holder releases";
+        how = "SENTINEL FAILOVER";
     } else {
         old_master.kill();
         after = sentinels_->wait_for_new_master(before);
@@ -246,6 +320,54 @@ bool NemesisRunner::fail_over(Nemesis kind) {
                              " named in " + ms_text(named - start) + rejoined;
     log_.write(Fault{start, end, kind, -1, -1, what});
     // Usually named within about 2 s (RELIABILITY.md): a slower one is worth the sentinels' logs.
+    if (named - start > 3'000'000'000 || rejoined.find("within") != std::string::npos) unusual_.push_back(what);
+    return true;
+}
+
+// The sentinel the workers' URI names first (the one a client asks first,
+// and listens to if it listens to one) is hung by SIGSTOP, and the second one
+// fails the master over, while the two still running go at Sentinel's default
+// pace: the deposed master stays a master for 8 s, as in production, before
+// they turn it into a replica. The hung one is resumed once the old master is
+// back as a replica, and the fault lasts until it names the new master too.
+bool NemesisRunner::hang_sentinel() {
+    if (!sentinels_) throw std::logic_error("nemesis sentinel-hang without a Sentinel deployment");
+    const std::uint16_t before = sentinels_->master_port();
+    try {  // nothing to promote until the last victim is back as a replica
+        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    support::RedisServer& hung = *sentinels_->sentinels.front();
+    const Nanos start = now_ns();
+    sentinels_->production_pace(true, 1);
+    hung.pause();
+    std::uint16_t after = 0;
+    Nanos named = 0, resumed = 0;
+    std::string rejoined = ", old master back as its replica after ";
+    try {
+        after = sentinels_->failover(std::chrono::seconds(30), 1);
+        named = now_ns();
+        try {
+            support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(20));
+            rejoined += ms_text(now_ns() - named);
+        } catch (const std::runtime_error&) {
+            rejoined = "; the old master not back as its replica within 20 s";
+        }
+    } catch (...) {
+        hung.resume();
+        throw;
+    }
+    hung.resume();
+    resumed = now_ns();
+    sentinels_->production_pace(false, 1);
+    sentinels_->wait_for_new_master(before);
+    const Nanos end = now_ns();
+    const std::string what = "SIGSTOP of sentinel :" + std::to_string(hung.port()) + ", SENTINEL FAILOVER through :" +
+                             std::to_string(sentinels_->sentinels[1]->port()) + ": master :" + std::to_string(before) +
+                             " -> :" + std::to_string(after) + " named in " + ms_text(named - start) + rejoined +
+                             ", SIGCONT after " + ms_text(resumed - start) + ", caught up in " + ms_text(end - resumed);
+    log_.write(Fault{start, end, Nemesis::sentinel_hang, -1, -1, what});
     if (named - start > 3'000'000'000 || rejoined.find("within") != std::string::npos) unusual_.push_back(what);
     return true;
 }
@@ -316,6 +438,136 @@ bool NemesisRunner::fail_over_primary(Nemesis kind) {
                          std::to_string(cluster_->port(primary)) + " -> :" + std::to_string(cluster_->port(replica)) +
                          " in " + ms_text(promoted - start) + ", replicas back after " + ms_text(end - start) +
                          rejoined});
+    return true;
+}
+
+// Workers whose acquire call of `lock` began before `since_before`, still under way.
+int NemesisRunner::waiters_on(int lock, Nanos since_before) {
+    int n = 0;
+    for (int s = 0; s < workers_.slots(); ++s)
+        n += status_.slots[s].waiting.load() == lock && status_.slots[s].waiting_since.load() < since_before;
+    return n;
+}
+
+// One line of the nemesis's own history, as a worker writes it.
+void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, std::string message) {
+    own_log_->write(Event{now_ns(), nemesis_worker, op, phase, lock, own_holds_, Access::exclusive, -1, value,
+                          std::move(message)});
+}
+
+// Workers asleep waiting for a lock, their subscriptions on its slot's
+// primary, when that primary is killed (issue 19, item 3). The nemesis holds
+// the lock itself, through a client of its own, for longer than the outage;
+// once the replica is promoted it releases the lock, the old primary still
+// down: the workers still waiting must hear it on the promoted node (their
+// subscriptions cannot reconnect to the old one), and the checker wants them
+// granted within 3 s of that release. The old primary is restarted once a
+// worker holds the lock, or after 5 s, and rejoins as a replica; at once if
+// the release did not return ok (under replica sync `required`, a promoted
+// node seen with a replica before refuses to confirm anything until it has
+// one again, so nobody can be granted the lock before). The nemesis's hold,
+// like a worker's, is in the histories (worker-nemesis.log).
+bool NemesisRunner::kill_primary_under_waiters() {
+    if (!cluster_) throw std::logic_error("nemesis cluster-kill-primary-waiting without a cluster");
+    try {  // nothing to promote until the last victim is back as a replica
+        cluster_->wait_for_replicas(std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
+    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
+    if (!client_) {
+        Config config = Config::from_uri(cluster_->url());
+        config.replica_sync = replica_sync_ == "off"    ? ReplicaSync::off
+                              : replica_sync_ == "wait" ? ReplicaSync::wait
+                                                        : ReplicaSync::required;
+        config.timeout = std::chrono::seconds(5);  // its release goes to a node promoted just now
+        client_ = std::make_unique<Client>(config);
+        own_log_ = std::make_unique<HistoryWriter>(dir_ + "/worker-nemesis.log");
+    }
+    const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
+    const std::size_t slot = cluster_->slot_of(lock_name(lock));
+    const std::size_t primary = cluster_->owner_of(slot);
+    const std::size_t replica = cluster_->replica_of(primary);
+    // Held past the kill, the promotion and the rejoin (seconds), then released.
+    const Duration held_for = lease_ * 60;
+    Lock held(*client_, lock_name(lock));
+    ++own_holds_;
+    log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for), client_->current_owner());
+    try {
+        if (!held.try_lock_for(lease_ * 4, held_for)) {  // a worker's section is at most 2 leases
+            log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
+            return false;
+        }
+    } catch (const ConnectionError& e) {
+        log_own(Op::acquire, Phase::unknown, lock, -1, e.what());
+        return false;
+    } catch (const std::exception& e) {
+        log_own(Op::acquire, Phase::fail, lock, -1, e.what());
+        return false;
+    }
+    log_own(Op::acquire, Phase::ok, lock);
+    // Until a worker has been waiting for a fifth of a lease (asleep on its
+    // subscription by then), and a lease more for others to join it.
+    const Nanos give_up = now_ns() + 6 * to_ns(lease_);
+    while (waiters_on(lock, now_ns() - to_ns(lease_) / 5) == 0 && now_ns() < give_up)
+        std::this_thread::sleep_for(1ms);
+    if (now_ns() < give_up) std::this_thread::sleep_for(lease_);
+    const int asleep = waiters_on(lock, now_ns() - to_ns(lease_) / 5);
+    const Nanos start = now_ns();
+    Nanos promoted = start;
+    if (asleep > 0) {
+        cluster_->node(primary).kill();
+        cluster_->wait_for_owner(slot, replica, std::chrono::seconds(60));
+        promoted = now_ns();
+    }
+    const int still = waiters_on(lock, start);
+    log_own(Op::release, Phase::invoke, lock);
+    bool released_ok = false;
+    try {
+        held.release();
+        released_ok = true;
+        std::int64_t left = -1;
+        std::string probe_error;
+        try {
+            left = held.hold_count();
+        } catch (const std::exception& e) {
+            probe_error = std::string("hold count probe failed: ") + e.what();
+        }
+        log_own(Op::release, Phase::ok, lock, left, probe_error);
+    } catch (const ConnectionError& e) {
+        log_own(Op::release, Phase::unknown, lock, -1, e.what());
+    } catch (const std::exception& e) {
+        log_own(Op::release, Phase::fail, lock, -1, e.what());
+    }
+    if (asleep == 0) return false;  // nobody waited: an ordinary hold, no fault
+    const Nanos released = now_ns();
+    auto taken = [&] {
+        for (int s = 0; s < workers_.slots(); ++s)
+            if (status_.slots[s].holding.load() == lock) return true;
+        return false;
+    };
+    while (released_ok && !taken() && now_ns() - released < 5'000'000'000) std::this_thread::sleep_for(1ms);
+    const std::string woken = !released_ok ? "the release not confirmed"
+                              : taken()    ? "a worker held it " + ms_text(now_ns() - released) + " later"
+                                           : "no worker held it within 5 s";
+    cluster_->node(primary).restart();
+    std::string rejoined = ", replicas back after ";
+    try {
+        cluster_->wait_for_replicas(std::chrono::seconds(10));
+        rejoined += ms_text(now_ns() - start);
+    } catch (const std::runtime_error&) {
+        rejoined = "; the old primary not yet back as its replica";
+    }
+    const Nanos end = now_ns();
+    last_failover_ = end;
+    log_.write(Fault{start, end, Nemesis::cluster_kill_primary_waiting, nemesis_worker, lock,
+                     "kill -9 of the primary while " + std::to_string(asleep) + " worker(s) slept waiting for " +
+                         lock_name(lock) + " (held by the nemesis): slot " + std::to_string(slot) + ", primary :" +
+                         std::to_string(cluster_->port(primary)) + " -> :" + std::to_string(cluster_->port(replica)) +
+                         " in " + ms_text(promoted - start) + "; released then, the old primary still down, " +
+                         std::to_string(still) + " of those waiting since the kill still waiting; " + woken +
+                         "; restarted" + rejoined});
     return true;
 }
 

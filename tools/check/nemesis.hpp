@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -17,6 +18,10 @@
 #include "status.hpp"
 #include "workers.hpp"
 
+namespace holdfast {
+class Client;
+}
+
 namespace holdfast::check {
 
 /// cluster-node-timeout of the cluster the cluster-failover and
@@ -25,10 +30,14 @@ inline constexpr int failover_node_timeout_ms = 1500;
 
 class NemesisRunner {
 public:
+    /// `dir`: the run's directory, for the nemesis's own history (worker-nemesis.log);
+    /// `replica_sync`: the workers' Config::replica_sync, which the nemesis's own client uses too.
     NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed, support::RedisServer& server,
                   Workers& workers, StatusPage& status, HistoryWriter& log,
                   std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
-                  support::SentinelGroup* sentinels = nullptr, support::RedisCluster* cluster = nullptr);
+                  support::SentinelGroup* sentinels = nullptr, support::RedisCluster* cluster = nullptr,
+                  std::string dir = {}, std::string replica_sync = "required");
+    ~NemesisRunner();
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
     /// to hit (no worker inside a critical section within one lease).
@@ -45,9 +54,14 @@ private:
     int any_holder();
     int holder_staying_inside();
     bool fail_over(Nemesis kind);
-    bool holder_about_to_release();
+    int holder_about_to_release(Nanos until, const std::function<bool()>& over);
+    bool fail_over_under_release();
+    bool hang_sentinel();
     void migrate_slot();
     bool fail_over_primary(Nemesis kind);
+    bool kill_primary_under_waiters();
+    int waiters_on(int lock, Nanos since_before);
+    void log_own(Op op, Phase phase, int lock, std::int64_t value = -1, std::string message = {});
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);
     Duration scaled(double low, double high);
 
@@ -64,6 +78,13 @@ private:
     support::RedisCluster* cluster_;     // the cluster the cluster-* nemeses act on; else null
     Nanos last_failover_ = 0;            // when the last cluster failover ended
     std::vector<std::string> unusual_;
+    std::string dir_;
+    std::string replica_sync_;
+    // cluster-kill-primary-waiting: the nemesis's own client, which holds the
+    // lock the workers wait for, and its history (made on first use).
+    std::unique_ptr<Client> client_;
+    std::unique_ptr<HistoryWriter> own_log_;
+    long own_holds_ = 0;
 };
 
 }  // namespace holdfast::check

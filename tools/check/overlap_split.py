@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # tools/check/overlap_split.py OUT_DIR: splits the overlaps of a holdfast-check
-# run (its worker histories) as RELIABILITY.md does; not a checker column yet.
+# run (its worker histories) as RELIABILITY.md does. The report's "overlaps untold/told"
+# column counts the same, with "lost on arrival" (doa here) among the told.
 # Overlaps per run dir: a hold B granted while another hold A (same lock) was
 # not yet released. told: A's lease_lost ("lost ok") came before B's grant;
 # doa: B's own lease_lost came before its acquire returned; else untold.

@@ -31,11 +31,12 @@ struct Row {
     std::string scenario;
     Primitive primitive = Primitive::rlock;
     int runs = 0;
-    long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0;
-    Tally overlaps, lost_updates, stale_writes, token_order, fifo;
+    long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0, releases_in_migration = 0;
+    bool migrates = false;  // the scenario moves slots
+    Tally overlaps, lost_releases, lost_updates, stale_writes, token_order, fifo;
     long leaks = 0, renewed_after_release = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
-    std::vector<double> wakeups, resumes;
+    std::vector<double> wakeups, resumes, failover_wakeups;
     std::vector<std::uint64_t> failing;
 
     void add(const RunResult& r) {
@@ -46,7 +47,10 @@ struct Row {
         lost_leases += r.lost_leases;
         faults += r.faults;
         refused += r.refused;
-        for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_updates, &r.lost_updates},
+        releases_in_migration += r.releases_in_migration;
+        migrates = r.scenario.find("cluster-migrate-slot") != std::string::npos;
+        for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_releases, &r.lost_releases},
+                                {&lost_updates, &r.lost_updates},
                                 {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order},
                                 {&fifo, &r.fifo}}) {
             sum->violations += one->violations;
@@ -64,6 +68,7 @@ struct Row {
         unavailable = std::max(unavailable, r.longest_unavailable);
         wakeups.insert(wakeups.end(), r.wakeups_ms.begin(), r.wakeups_ms.end());
         resumes.insert(resumes.end(), r.resume_ms.begin(), r.resume_ms.end());
+        failover_wakeups.insert(failover_wakeups.end(), r.failover_wakeups_ms.begin(), r.failover_wakeups_ms.end());
         if (r.violations() > 0) failing.push_back(r.seed);
     }
 };
@@ -85,18 +90,19 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
     }
 }
 
-bool partitions(const std::string& scenario) { return scenario.find("partition-holder") != std::string::npos; }
+bool deployed(const std::string& scenario) {
+    return scenario.find("sentinel-") != std::string::npos || scenario.find("cluster-") != std::string::npos;
+}
 
 }  // namespace
 
 std::string run_line(const RunResult& r) {
-    return r.scenario + " " + primitive_name(r.primitive) + " seed " + std::to_string(r.seed) + " (" + r.schedule + " sections): " +
-           std::to_string(r.granted) + " holds, " + std::to_string(r.faults) + " faults, " +
-           std::to_string(r.overlaps.expected) + " expected overlaps, " +
-           (partitions(r.scenario) ? std::to_string(r.untold) + " untold and " + std::to_string(r.told) +
-                                         " told overlaps of a partitioned holder, "
-                                   : "") +
-           std::to_string(r.violations()) + " violations";
+    const bool migrates = r.scenario.find("cluster-migrate-slot") != std::string::npos;
+    return r.scenario + " " + primitive_name(r.primitive) + " seed " + std::to_string(r.seed) + " (" + r.schedule +
+           " sections): " + std::to_string(r.granted) + " holds, " + std::to_string(r.faults) + " faults, " +
+           (migrates ? std::to_string(r.releases_in_migration) + " releases inside a migration, " : "") +
+           std::to_string(r.overlaps.expected) + " expected overlaps (" + std::to_string(r.untold) + " untold, " +
+           std::to_string(r.told) + " told), " + std::to_string(r.violations()) + " violations";
 }
 
 std::string replay_command(const Options& o, const RunResult& r) {
@@ -106,7 +112,7 @@ std::string replay_command(const Options& o, const RunResult& r) {
            "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
            " --primitive " + primitive_flag(r.primitive) +
            (r.primitive == Primitive::semaphore ? " --permits " + std::to_string(o.permits) : "") +
-           (o.strict ? " --strict" : "");
+           (deployed(r.scenario) ? " --replica-sync " + o.replica_sync : "") + (o.strict ? " --strict" : "");
 }
 
 void write_report(std::ostream& out, const Options& o, const std::vector<RunResult>& results) {
@@ -122,20 +128,25 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
         it->add(r);
     }
     std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
-                                                 "leases lost", "faults", "overlaps", "partitioned untold/told",
+                                                 "leases lost", "faults", "overlaps", "overlaps untold/told",
+                                                 "lost releases",
                                                  "lost updates",
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "renewed after release", "other",
                                                  "re-grant max", "wake-up p50/p99/max ms", "slow wake-ups",
-                                                 "resume after failover p50/max ms", "longest unavailable",
+                                                 "resume after failover p50/max ms",
+                                                 "wake-up behind a failover p50/max ms", "longest unavailable",
                                                  "verdict"}};
     for (const Row& r : rows) {
         const bool fenced = r.primitive == Primitive::fenced;
         const bool counter = r.primitive != Primitive::semaphore;  // a semaphore's holders keep no counter
         table.push_back({r.scenario, primitive_name(r.primitive), std::to_string(r.runs), std::to_string(r.attempts),
                          std::to_string(r.granted), std::to_string(r.unknown), std::to_string(r.lost_leases),
-                         std::to_string(r.faults), tally(r.overlaps),
-                         partitions(r.scenario) ? std::to_string(r.untold) + "/" + std::to_string(r.told) : "-",
+                         std::to_string(r.faults) +
+                             (r.migrates ? " (" + std::to_string(r.releases_in_migration) + " releases inside)" : ""),
+                         tally(r.overlaps),
+                         counter ? std::to_string(r.untold) + "/" + std::to_string(r.told) : "-",
+                         counter ? tally(r.lost_releases) : "-",
                          counter ? tally(r.lost_updates) : "-",
                          counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
                          fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
@@ -150,6 +161,10 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                          r.resumes.empty() ? "-"
                                            : std::to_string(std::lround(percentile(r.resumes, 0.5))) + "/" +
                                                  std::to_string(std::lround(percentile(r.resumes, 1.0))),
+                         r.failover_wakeups.empty()
+                             ? "-"
+                             : std::to_string(std::lround(percentile(r.failover_wakeups, 0.5))) + "/" +
+                                   std::to_string(std::lround(percentile(r.failover_wakeups, 1.0))),
                          ms(r.unavailable), r.failing.empty() ? "pass" : "FAIL"});
     }
     print_table(out, table);
@@ -157,10 +172,17 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
            "(a lease that ran out while its holder or the server was stopped, a restart that lost the lock).\n"
            "Overlaps of a Semaphore are moments with more holders than permits; of a ReadWriteLock, a writer\n"
            "with anyone else. FIFO counts pairs of FairLock waiters granted out of the order they queued in.\n"
-           "Partitioned untold/told: overlaps with a holder cut off by partition-holder, untold (a violation,\n"
-           "also in overlaps) or told by lease_lost_token() before the other entered (what fencing is for).\n"
+           "Overlaps untold/told: every overlap, expected or not, by whether the earlier holder was told by\n"
+           "lease_lost_token() before the other entered (or the later one at its entry). With a holder cut off by\n"
+           "partition-holder an untold one is a violation, a told one is not (what fencing is for).\n"
+           "Lost releases: a release that returned ok while the server kept the hold (its owner's field was\n"
+           "read on a master after the release returned, before the holder tried that lock again).\n"
+           "Faults of cluster-migrate-slot: migrations, and the releases invoked while their lock's slot migrated.\n"
            "Resume after failover: per failover, the longest gap between two grants (any lock) overlapping it,\n"
-           "from the last grant before the master stopped granting to the first after the failover.\n";
+           "from the last grant before the master stopped granting to the first after the failover.\n"
+           "Wake-up: from a release's return to the next grant, where another worker waited across the release;\n"
+           "its max is the longest wake-up after a release. Behind a failover (cluster-kill-primary-waiting): from\n"
+           "the nemesis's release, after the promotion, to the next grant to a worker waiting since before it.\n";
 
     bool any = false;
     for (const RunResult& r : results) {

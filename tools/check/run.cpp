@@ -14,6 +14,7 @@
 #include "sentinel_group.hpp"
 #include "status.hpp"
 #include "sync_redis.hpp"
+#include "witness.hpp"
 #include "workers.hpp"
 
 namespace holdfast::check {
@@ -74,7 +75,9 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     else if (cluster) {
         // A replica per master where a primary fails over; a low node timeout
         // so that a killed one is replaced within seconds.
-        const bool replicas = spec.scenario.has(Nemesis::cluster_failover) || spec.scenario.has(Nemesis::cluster_kill_primary);
+        const bool replicas = spec.scenario.has(Nemesis::cluster_failover) ||
+                              spec.scenario.has(Nemesis::cluster_kill_primary) ||
+                              spec.scenario.has(Nemesis::cluster_kill_primary_waiting);
         support::ClusterOptions options{.masters = 3, .replicas = replicas ? 1u : 0u,
                                         .node_timeout_ms = replicas ? failover_node_timeout_ms : 5000,
                                         .extra = lock_server_args(spec.scenario)};
@@ -97,6 +100,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     base.lease = o.lease;
     base.timeout = o.client_timeout();
     base.max_section = schedule == Schedule::long_sections ? o.lease * 2 : o.lease / 5;
+    base.acquire_wait = o.acquire_wait(spec.scenario);
     base.primitive = spec.primitive;
     base.permits = o.permits;
     base.seed = spec.seed;
@@ -125,7 +129,7 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
     NemesisRunner nemesis(spec.scenario, o.lease, o.locks, random(), lock_server, workers, status.page(), nemesis_log, proxies,
-                          sentinels.get(), redis_cluster.get());
+                          sentinels.get(), redis_cluster.get(), dir, o.replica_sync);
 
     RunFacts facts;
     facts.dir = dir;
@@ -134,7 +138,17 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.primitive = spec.primitive;
     facts.permits = spec.primitive == Primitive::semaphore ? o.permits : 1;
     facts.strict = o.strict;
+    facts.replicas_synced = o.replica_sync != "off";
     facts.locks = o.locks;
+    // Every data node: a master it reads, a replica it skips.
+    std::vector<std::uint16_t> data_ports;
+    if (sentinel)
+        for (const auto& node : sentinels->nodes) data_ports.push_back(node->port());
+    else if (cluster)
+        for (std::size_t i = 0; i < redis_cluster->size(); ++i) data_ports.push_back(redis_cluster->port(i));
+    else data_ports.push_back(lock_server.port());
+    auto witness = std::make_unique<Witness>(data_ports, cluster, o.locks, std::max(Duration(5), o.lease / 10),
+                                             dir + "/witness.log");
     facts.start = now_ns();
     workers.start();
     const Nanos end = facts.start + to_ns(o.duration);
@@ -152,8 +166,9 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     facts.stop = now_ns();
     status.page().stop.store(1);
     // A worker finishes its hold: one acquire wait, a critical section, calls that may time out.
-    const Nanos deadline = facts.stop + to_ns(o.acquire_wait() + base.max_section + 4 * base.timeout) + 5'000'000'000;
+    const Nanos deadline = facts.stop + to_ns(base.acquire_wait + base.max_section + 4 * base.timeout) + 5'000'000'000;
     for (const auto& e : workers.stop(deadline)) facts.worker_failures.push_back(describe_exit(e, "at the stop"));
+    witness.reset();
     facts.killed = workers.killed();
     for (int lock = 0; lock < o.locks; ++lock) facts.resources.push_back(read_resource(resource_server.port(), lock));
     if (o.progress && ::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);

@@ -1,6 +1,7 @@
 // A small file every process of a run maps: the coordinator's stop flag and,
-// per worker slot, which lock the worker is inside the critical section of.
-// The nemesis reads it to find a holder to kill, pause or cut off.
+// per worker slot, which lock the worker is inside the critical section of
+// (or waiting for). The nemesis reads it to find a holder to kill, pause or
+// cut off, or waiters to keep waiting.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,8 @@ struct WorkerSlot {
     std::atomic<std::int32_t> holding{-1};  // lock index while in the critical section, else -1
     std::atomic<std::int64_t> acquisitions{0};
     std::atomic<std::int64_t> section_ends{0};  // now_ns() at which the planned critical section ends, else 0
+    std::atomic<std::int32_t> waiting{-1};      // lock index while an acquire call of it is under way, else -1
+    std::atomic<std::int64_t> waiting_since{0};  // now_ns() at which that call began
 };
 
 struct StatusPage {

@@ -13,10 +13,6 @@
 #include <stop_token>
 #include <thread>
 
-#if __has_include("holdfast/fenced_lock.hpp")
-#include "holdfast/fenced_lock.hpp"
-#define HOLDFAST_CHECK_HAS_FENCED 1
-#endif
 #include "history.hpp"
 #include "holdfast/holdfast.hpp"
 #include "primitive/names.hpp"
@@ -74,7 +70,6 @@ protected:
     L lock_;
 };
 
-#ifdef HOLDFAST_CHECK_HAS_FENCED
 class Fenced : public OneSided<FencedLock> {
 public:
     using OneSided::OneSided;
@@ -82,7 +77,6 @@ public:
         return lock_.try_lock_and_get_token(wait);
     }
 };
-#endif
 
 // A FairLock whose waiter watches the queue while its acquire call waits, on
 // a connection of its own (opened on first need, dropped on any error), and
@@ -162,11 +156,7 @@ std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std:
                                     std::function<void()> on_queued) {
     switch (o.primitive) {
         case Primitive::fenced:
-#ifdef HOLDFAST_CHECK_HAS_FENCED
             return std::make_unique<Fenced>(client, std::move(name));
-#else
-            throw UsageError("FencedLock is not in this build of holdfast yet");
-#endif
         case Primitive::fair:
             return std::make_unique<Fair>(client, std::move(name), o.lock_port, std::move(on_queued));
         case Primitive::rwlock:
@@ -187,7 +177,8 @@ public:
           slot_(status_.page().slots[options.slot]),
           history_(options.history),
           resource_(options.resource_port, options.primitive == Primitive::fenced),
-          random_(options.seed) {
+          random_(options.seed),
+          owner_(client.current_owner()) {
         for (int k = 0; k < o_.locks; ++k)
             targets_.push_back(
                 make_target(o_, client, lock_name(k), [this, k] { log(Op::queued, Phase::ok, k, hold_, -1); }));
@@ -222,10 +213,17 @@ private:
 
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
-        history_.write(
-            Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1, invoked + to_ns(o_.lease), {}});
+        // The owner id (every call comes from this thread): the checker looks for it on the server after a release.
+        history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1,
+                             invoked + to_ns(o_.lease), owner_});
+        slot_.waiting_since.store(invoked);
+        slot_.waiting.store(lock);
+        struct Done {  // the call is over, however it ends
+            WorkerSlot& slot;
+            ~Done() { slot.waiting.store(-1); }
+        } done{slot_};
         try {
-            const auto token = targets_[lock]->try_acquire(o_.lease * 5, access_);
+            const auto token = targets_[lock]->try_acquire(o_.acquire_wait, access_);
             if (!token) {
                 log(Op::acquire, Phase::fail, lock, hold, -1, -1, "timed out");
                 return std::nullopt;
@@ -343,6 +341,7 @@ private:
     HistoryWriter history_;
     Resource resource_;
     std::mt19937_64 random_;
+    std::string owner_;  // the owner id this thread's holds take
     std::vector<std::unique_ptr<Target>> targets_;
     long hold_ = 0;
     Access access_ = Access::exclusive;  // of the hold in progress
@@ -351,14 +350,6 @@ private:
 };
 
 }  // namespace
-
-bool fenced_lock_available() {
-#ifdef HOLDFAST_CHECK_HAS_FENCED
-    return true;
-#else
-    return false;
-#endif
-}
 
 int run_worker(const WorkerOptions& options) {
     Config config = options.lock_url.empty() ? Config{} : Config::from_uri(options.lock_url);

@@ -9,7 +9,4 @@ namespace holdfast::check {
 /// Throws only for failures outside the lock (the resource, the history file).
 int run_worker(const WorkerOptions& options);
 
-/// Whether this build has FencedLock (include/holdfast/fenced_lock.hpp).
-bool fenced_lock_available();
-
 }  // namespace holdfast::check

@@ -23,6 +23,7 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--lease-ms", std::to_string(o.lease.count()),
             "--timeout-ms", std::to_string(o.timeout.count()),
             "--section-ms", std::to_string(o.max_section.count()),
+            "--acquire-wait-ms", std::to_string(o.acquire_wait.count()),
             "--primitive", primitive_flag(o.primitive),
             "--permits", std::to_string(o.permits),
             "--worker-seed", std::to_string(o.seed),
