@@ -126,10 +126,13 @@ struct Cluster::Request {
     // Sent: a master down or a CLUSTERDOWN (a failover under way) is waited
     // out until since + Config::timeout.
     std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+    // Taken from the front of its slot's parked queue: if it must wait again,
+    // it goes back to the front.
+    bool resumed = false;
 };
 
 Cluster::Cluster(asio::io_context& io, const Config& config)
-    : io_(io), config_(config), refresh_timer_(io), scan_timer_(io) {
+    : io_(io), config_(config), refresh_timer_(io), scan_timer_(io), parked_timer_(io) {
     slots_.fill(no_node);
 }
 
@@ -273,6 +276,14 @@ void Cluster::route(const std::shared_ptr<Request>& request, std::optional<Serve
     std::shared_ptr<Connection> connection;
     {
         std::lock_guard lock(mutex_);
+        // Behind the slot's parked commands, never before them.
+        if (!to && !request->resumed) {
+            auto queue = parked_.find(request->slot);
+            if (queue != parked_.end() && !queue->second.empty()) {
+                queue->second.push_back(request);
+                return;
+            }
+        }
         target = nodes_[to ? node_index_locked(*to) : owner_index_locked(request->slot)].get();
         down = target->down;
         connection = target->pool[request->pick % target->pool.size()];
@@ -335,20 +346,62 @@ void Cluster::on_reply(const std::shared_ptr<Request>& request, Failure error, R
 
 void Cluster::route_later(const std::shared_ptr<Request>& request, bool reread) {
     if (reread) refresh();
-    auto timer = std::make_shared<asio::steady_timer>(io_, try_again_after);
+    bool arm = false;
     {
         std::lock_guard lock(mutex_);
-        parked_[request.get()] = request;
+        auto& queue = parked_[request->slot];
+        if (request->resumed) queue.push_front(request);
+        else queue.push_back(request);
+        arm = !parked_armed_;
+        parked_armed_ = true;
     }
-    timer->async_wait([this, request, timer](asio::error_code) {
-        {
-            std::lock_guard lock(mutex_);
-            if (parked_.erase(request.get()) == 0) return;  // failed by stop_now()
-        }
-        if (stopped_) return request->handler(not_sent(), Reply{});
-        request->redirects = 0;  // each try may be redirected again (ASK)
-        route(request, std::nullopt, false);
+    // The timer is the loop's: route_later() runs on callers' threads too.
+    if (arm) asio::post(io_, [this] { arm_parked(); });
+}
+
+void Cluster::arm_parked() {
+    parked_timer_.expires_after(try_again_after);
+    parked_timer_.async_wait([this](asio::error_code ec) {
+        if (!ec) route_parked();
     });
+}
+
+// Each slot's queue in order, up to the first command that must wait again:
+// the commands behind it stay behind it.
+void Cluster::route_parked() {
+    std::vector<std::size_t> slots;
+    {
+        std::lock_guard lock(mutex_);
+        parked_armed_ = false;
+        for (const auto& [slot, queue] : parked_) slots.push_back(slot);
+    }
+    for (const std::size_t slot : slots) {
+        for (;;) {
+            std::shared_ptr<Request> request;
+            {
+                std::lock_guard lock(mutex_);
+                auto queue = parked_.find(slot);
+                if (queue == parked_.end()) break;
+                if (queue->second.empty()) {
+                    parked_.erase(queue);
+                    break;
+                }
+                request = std::move(queue->second.front());
+                queue->second.pop_front();
+            }
+            if (stopped_) {
+                request->handler(not_sent(), Reply{});
+                continue;
+            }
+            request->redirects = 0;  // each try may be redirected again (ASK)
+            request->resumed = true;
+            route(request, std::nullopt, false);
+            request->resumed = false;
+            std::lock_guard lock(mutex_);
+            auto queue = parked_.find(slot);
+            if (queue != parked_.end() && !queue->second.empty() && queue->second.front() == request) break;
+        }
+    }
 }
 
 void Cluster::refresh() {
@@ -423,12 +476,13 @@ void Cluster::stop_now() {
     stopped_ = true;
     refresh_timer_.cancel();
     scan_timer_.cancel();
+    parked_timer_.cancel();
     std::vector<std::shared_ptr<Connection>> all;
     std::vector<std::shared_ptr<Request>> waiting;
     {
         std::lock_guard lock(mutex_);
         for (auto& node : nodes_) all.insert(all.end(), node->pool.begin(), node->pool.end());
-        for (auto& [key, request] : parked_) waiting.push_back(request);
+        for (auto& [slot, queue] : parked_) waiting.insert(waiting.end(), queue.begin(), queue.end());
         parked_.clear();
     }
     for (auto& request : waiting) request->handler(not_sent(), Reply{});

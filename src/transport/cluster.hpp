@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -105,8 +106,14 @@ private:
 
     void route(const std::shared_ptr<Request>& request, std::optional<ServerAddress> to, bool asking);
     /// Routes `request` again by the map after try_again_after (reading the
-    /// map meanwhile if `reread`); the command was not run.
+    /// map meanwhile if `reread`); the command was not run. It waits in its
+    /// slot's queue, and so do the slot's later commands, so they keep their
+    /// order (a give-back parked while its node was down still goes before
+    /// the owner's next acquire).
     void route_later(const std::shared_ptr<Request>& request, bool reread);
+    /// Loop thread: the parked queues' timer.
+    void arm_parked();
+    void route_parked();
     /// A reply (or failure) of a request route() sent: redirects, retries, else the caller's handler.
     void on_reply(const std::shared_ptr<Request>& request, Failure error, Reply reply);
     /// The node's entry, connected on first use; mutex_ held.
@@ -126,12 +133,16 @@ private:
     asio::steady_timer refresh_timer_;
     asio::steady_timer scan_timer_;
 
-    mutable std::mutex mutex_;  // guards nodes_, slots_ and parked_
+    asio::steady_timer parked_timer_;
+
+    mutable std::mutex mutex_;  // guards nodes_, slots_, parked_ and parked_armed_
     std::vector<std::unique_ptr<Node>> nodes_;  // never shrinks: indexes stay valid
     std::array<std::uint16_t, cluster_slots> slots_;
     bool sharded_pubsub_ = false;
-    // Requests waiting for route_later()'s timer: stop_now() fails them.
-    std::map<const Request*, std::shared_ptr<Request>> parked_;
+    // Requests waiting for route_later()'s timer, a queue per slot
+    // (cluster_slots: keyless) in the order they came; stop_now() fails them.
+    std::map<std::size_t, std::deque<std::shared_ptr<Request>>> parked_;
+    bool parked_armed_ = false;
 
     // Loop thread only.
     bool reading_ = false, read_again_ = false, stopped_ = false;

@@ -165,6 +165,49 @@ TEST_F(ClusterFailoverTest, TheClientResumesAfterAPrimaryIsKilled) {
     EXPECT_EQ(cluster->replica_of(promoted), 1u);
 }
 
+// Commands for a slot whose primary is down wait for its promoted replica and
+// then go in the order they came, each parked at its own moment: a give-back
+// parked there must not run after the same owner's next acquire (RELIABILITY.md,
+// finding 8, where a parked give-back deleted the owner's next hold).
+TEST_F(ClusterFailoverTest, CommandsParkedBehindADeadPrimaryKeepTheirOrder) {
+    Config c = config(ReplicaSync::off);
+    c.timeout = 30s;  // outlasts the failover
+    Client client(c);
+    auto& transport = detail::core_of(client).transport;
+    const std::string key = name_on(1, "order-");
+    const std::size_t slot = detail::key_slot(key);
+    const std::size_t promoted = cluster->replica_of(1);
+    auto run = [&](std::vector<std::string> args) {
+        auto done = std::make_shared<std::promise<detail::Failure>>();
+        auto outcome = done->get_future();
+        std::vector<std::string_view> views(args.begin(), args.end());
+        transport.execute(key, views, [done](detail::Failure e, detail::Reply) { done->set_value(e); });
+        return outcome;
+    };
+    ASSERT_FALSE(run({"SET", key + ":probe", "1"}).get());
+    cluster->node(1).kill();
+    std::vector<std::future<detail::Failure>> pushed;
+    for (int i = 0; i < 30; ++i) {
+        pushed.push_back(run({"RPUSH", key, std::to_string(i)}));
+        std::this_thread::sleep_for(7ms);  // each parked at another moment of the retry timer's period
+    }
+    // The first ones may reach the dead socket before the client sees it go
+    // (a lost connection: not run on the dead node, and not retried).
+    std::vector<std::string> ran;
+    for (int i = 0; i < 30; ++i) {
+        ASSERT_EQ(pushed[i].wait_for(60s), std::future_status::ready);
+        if (!pushed[i].get()) ran.push_back(std::to_string(i));
+    }
+    ASSERT_GE(ran.size(), 20u) << "commands waiting for the promotion failed";
+    EXPECT_EQ(cluster->owner_of(slot), promoted);
+    auto list = node(promoted).command({"LRANGE", key, "0", "-1"});
+    std::vector<std::string> stored;
+    for (std::size_t i = 0; i < list->elements; ++i) stored.emplace_back(list->element[i]->str);
+    EXPECT_EQ(stored, ran) << "the slot's commands ran in another order than they came";
+    cluster->node(1).restart();
+    cluster->wait_for_replicas(30s);
+}
+
 // Between a primary's failure and its replica's promotion every node answers
 // CLUSTERDOWN (cluster-require-full-coverage): locks on the other masters are
 // retried through it, not failed.
