@@ -130,8 +130,9 @@ public:
     void saw_replicas(int count);
 
     /// The server lets this connection's user run every command on every key
-    /// and channel (ACL GETUSER, in the handshake and every few seconds after):
-    /// scripts need not check its rights. False until known. Any thread.
+    /// and channel (ACL GETUSER, once connected and every few seconds after;
+    /// false from the first refusal by the ACL until asked again): scripts need
+    /// not check its rights. False until known. Any thread.
     bool user_unrestricted() const { return user_unrestricted_.load(std::memory_order_relaxed); }
 
     /// io thread only.
@@ -244,6 +245,7 @@ private:
     std::atomic<int> replicas_{0};        // as the master last reported them
     std::atomic<bool> seen_replicas_{false};  // ever more than 0 (replicas())
     std::atomic<bool> user_unrestricted_{false};
+    bool may_ask_rights_ = false;  // io thread: the user may run ACL GETUSER
 };
 
 }  // namespace holdfast::detail

@@ -7,14 +7,14 @@
 namespace holdfast::detail {
 
 // Every few seconds: replicas come and go, a master may be demoted, and an
-// operator may take rights away from the user (then the scripts check them
-// again within this interval).
+// operator may change the user's rights (taken away, the scripts check them
+// again within this interval, or at the first refusal; given back, they stop).
 void Connection::refresh_role(Clock::time_point now) {
     constexpr auto every = std::chrono::seconds(2);
     // Not on a subscribed connection, where ROLE is refused.
     if (is_push || state_ != State::ready || now - role_checked_ < every) return;
     role_checked_ = now;
-    if (user_unrestricted()) ask_rights();
+    if (may_ask_rights_) ask_rights();
     if (config_.topology != Topology::sentinel && config_.replica_sync == ReplicaSync::off) return;
     submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](std::exception_ptr error,
                                                                                            Reply reply) {
@@ -23,6 +23,7 @@ void Connection::refresh_role(Clock::time_point now) {
 }
 
 void Connection::ask_rights() {
+    may_ask_rights_ = true;
     submit(encode_command({"ACL", "GETUSER", acl_user()}),
            [self = shared_from_this(), generation = generation_](std::exception_ptr error, Reply reply) {
                if (!error && generation == self->generation_) self->on_rights(reply);
@@ -43,6 +44,7 @@ void Connection::on_rights(const Reply& reply) {
         else if (field == "keys") keys = value;
         else if (field == "channels") channels = value;
     }
+    if (!reply.is_array()) may_ask_rights_ = false;  // refused: asking again would fill ACL LOG
     const bool unrestricted = reply.is_array() && commands == "+@all" && keys == "~*" && channels == "&*";
     user_unrestricted_.store(unrestricted, std::memory_order_relaxed);
 }

@@ -201,6 +201,27 @@ TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
     EXPECT_EQ(raw->integer({"EXISTS", "job-" + std::to_string(taken)}), 0) << "the refused acquire wrote";
 }
 
+// A refused release tells the client at once that its user's rights are
+// narrower than everything: its holder's next acquire, reentrant or not, is
+// refused before it writes, not counted onto the hold its release left.
+TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
+    raw->command({"SCRIPT", "FLUSH"});
+    Client client(limited());
+    Lock lock(client, "job");
+    ASSERT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+    }));
+    lock.lock();
+    revoke();
+    lock.unlock();  // refused, reported
+    expect_lock_held("job", client.current_owner());
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }),
+                         expected("'job'", "redisson_lock__channel:{job}")));
+    expect_lock_held("job", client.current_owner());
+}
+
 // unlock() throws nothing; the lock is left as it was, no longer renewed,
 // and the holder, the handler and the metric hear of it.
 TEST_F(Revoked, ARefusedUnlockIsReportedAndEndsTheRenewal) {
