@@ -118,7 +118,9 @@ Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, co
     const std::string tag = target.hash_tag.empty() ? "bench" : target.hash_tag;
     const std::string prefix = target.hash_tag.empty() ? "bench" : "{" + tag + "}";
     support::SyncRedis raw(plain_port);
-    const std::string acquire_sha = load_script(raw, scripts::lock_acquire);
+    // The bench's user may run everything, so the client runs the acquire's
+    // trusted twin (docs/errors.md, "ACL rules holdfast needs"): so does the ceiling.
+    const std::string acquire_sha = load_script(raw, *scripts::lock_acquire.trusted);
     const std::string release_sha = load_script(raw, scripts::lock_release);
     if (target.release)
         raw.string({"EVAL", populate_lua, "1", prefix, std::to_string(keyspace), owner, deep_hold});

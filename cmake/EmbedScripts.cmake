@@ -2,7 +2,8 @@
 # Writes holdfast_scripts.hpp/.cpp in holdfast::<namespace> (a program's own
 # scripts must not clash with the library's): one `Script` per file, named <folder>_<file>
 # (src/lock/acquire.lua -> lock_acquire), holding the body and its SHA1 so the
-# transport can call EVALSHA without loading first, and `all`, every one of them.
+# transport can call EVALSHA without loading first, and `all`, every one of them
+# (trusted twins included: see below).
 function(holdfast_embed_scripts files outdir namespace)
   # Editing a script re-runs this at the next build.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files})
@@ -26,9 +27,27 @@ function(holdfast_embed_scripts files outdir namespace)
       string(REPLACE "${line}" "${fragment}" body "${body}")
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${part})
     endforeach()
+    # An acquire checking its release's rights (primitive/release_rights.lua.part)
+    # has a trusted twin without the checks, for a user allowed everything. A
+    # release keeps its checks: rights revoked since the client last asked must
+    # refuse it before it writes, never between its delete and its publish.
+    set(trusted "nullptr")
+    string(FIND "${body}" "local function refused_right(" checks)
+    string(FIND "${name}" "acquire" acquires)
+    if(NOT checks EQUAL -1 AND NOT acquires EQUAL -1)
+      file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.lua.part checked)
+      file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.trusted.lua.part unchecked)
+      string(REPLACE "${checked}" "${unchecked}" trusted_body "${body}")
+      string(SHA1 trusted_sha "${trusted_body}")
+      string(APPEND decls "extern const detail::Script ${name}_trusted;\n")
+      string(APPEND defs "const detail::Script ${name}_trusted{\"${name}_trusted\", R\"holdfast_lua(${trusted_body})holdfast_lua\", \"${trusted_sha}\"};\n")
+      string(APPEND refs "&${name}_trusted, ")
+      math(EXPR count "${count} + 1")
+      set(trusted "&${name}_trusted")
+    endif()
     string(SHA1 sha "${body}")
     string(APPEND decls "extern const detail::Script ${name};\n")
-    string(APPEND defs "const detail::Script ${name}{\"${name}\", R\"holdfast_lua(${body})holdfast_lua\", \"${sha}\"};\n")
+    string(APPEND defs "const detail::Script ${name}{\"${name}\", R\"holdfast_lua(${body})holdfast_lua\", \"${sha}\", ${trusted}};\n")
     string(APPEND refs "&${name}, ")
   endforeach()
   string(APPEND decls "extern const std::array<const detail::Script*, ${count}> all;\n")

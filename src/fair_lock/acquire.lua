@@ -20,7 +20,8 @@
 -- out of memory) leaves nothing half done.
 local owner, budget, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[6], ARGV[8] .. ':' .. owner, '0'}}, 'releasing the fair lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[6], ARGV[8] .. ':' .. owner, '0'}},
+    'releasing the fair lock')
 if refused then
     return refused
 end

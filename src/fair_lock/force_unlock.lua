@@ -7,7 +7,8 @@
 -- allow-oom, and the PUBLISH before any write, as in the release.
 local now = tonumber(ARGV[3])
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[4], ARGV[1]}}, 'force-unlocking the fair lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[4], ARGV[1]}},
+    'force-unlocking the fair lock')
 if refused then
     return refused
 end

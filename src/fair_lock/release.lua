@@ -14,7 +14,7 @@
 local now = tonumber(ARGV[4])
 -- include: ../primitive/release_rights.lua.part
 -- include: ../lock/partial_release.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[5], ARGV[6] .. ':' .. ARGV[3], ARGV[1]}},
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[5], ARGV[6] .. ':' .. ARGV[3], ARGV[1]}},
     'releasing the fair lock')
 if refused then
     return refused

@@ -14,7 +14,7 @@
 -- Lua numbers are doubles: tokens count exactly up to 2^53 (year 2255 in
 -- microseconds), as RFencedLock's INCR through Lua does.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
+local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
     'releasing the lock')
 if refused then
     return refused

@@ -8,7 +8,7 @@
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the count unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'counting down')
+local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'counting down')
 if refused then
     return refused
 end

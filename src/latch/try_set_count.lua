@@ -6,7 +6,7 @@
 -- as by count_down.lua, not taken for an existing count.
 -- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[3], ARGV[4], ARGV[1]}}, 'setting the count')
+local refused = checks_rights and refused_right({{ARGV[3], ARGV[4], ARGV[1]}}, 'setting the count')
 if refused then
     return refused
 end

@@ -5,7 +5,7 @@
 -- Reply nil when taken (or re-entered), else the holder's remaining PTTL; a
 -- NOPERM error, nothing taken, when the user could not release it.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
+local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
     'releasing the lock')
 if refused then
     return refused

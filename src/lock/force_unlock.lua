@@ -6,7 +6,8 @@
 -- HLEN: a key of another type is no lock to delete (WRONGTYPE, key kept).
 -- Publish before the DEL: a refused PUBLISH (ACL) leaves the lock as it was.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[3], ARGV[1]}}, 'force-unlocking the lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[3], ARGV[1]}},
+    'force-unlocking the lock')
 if refused then
     return refused
 end

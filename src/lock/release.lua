@@ -12,7 +12,7 @@
 -- the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
 -- include: partial_release.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
 if refused then
     return refused
 end

@@ -7,7 +7,8 @@
 -- Publish before any write: a refused PUBLISH (ACL) leaves the lock as it was.
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[2]}}, 'force-unlocking the lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[2]}},
+    'force-unlocking the lock')
 if refused then
     return refused
 end

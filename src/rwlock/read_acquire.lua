@@ -8,7 +8,7 @@
 -- NOPERM error, nothing taken, when the user could not release it.
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
-local refused = refused_right({{'hkeys', KEYS[1]}, {'hdel', KEYS[1], ARGV[2]}, {'del', KEYS[1]},
+local refused = checks_rights and refused_right({{'hkeys', KEYS[1]}, {'hdel', KEYS[1], ARGV[2]}, {'del', KEYS[1]},
     {ARGV[5], ARGV[4], '0'}}, 'releasing the read lock')
 if refused then
     return refused

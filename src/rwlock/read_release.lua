@@ -12,7 +12,8 @@
 -- ACL refuses the channel gets the error with the lock unchanged.
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}}, 'releasing the read lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}},
+    'releasing the read lock')
 if refused then
     return refused
 end

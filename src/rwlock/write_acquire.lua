@@ -7,7 +7,7 @@
 -- upgraded, and waiting would wait for the caller itself. A NOPERM error,
 -- nothing taken, when the user could not release it.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{'hdel', KEYS[1], ARGV[2]}, {'hlen', KEYS[1]}, {'del', KEYS[1]},
+local refused = checks_rights and refused_right({{'hdel', KEYS[1], ARGV[2]}, {'hlen', KEYS[1]}, {'del', KEYS[1]},
     {ARGV[5], ARGV[4], '0'}}, 'releasing the write lock')
 if refused then
     return refused

@@ -11,7 +11,8 @@
 -- error with the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
 -- include: ../lock/partial_release.lua.part
-local refused = refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the write lock')
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}},
+    'releasing the write lock')
 if refused then
     return refused
 end

@@ -4,7 +4,7 @@
 -- Reply 1: taken (DECRBY); 0: fewer are free, or no count was ever set; a
 -- NOPERM error, nothing taken, when the user could not give permits back.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[3], ARGV[2], '1'}}, 'releasing permits')
+local refused = checks_rights and refused_right({{ARGV[3], ARGV[2], '1'}}, 'releasing permits')
 if refused then
     return refused
 end

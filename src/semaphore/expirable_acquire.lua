@@ -11,7 +11,7 @@
 -- ms until the nearest lease ends, or -1 when none will; a NOPERM error,
 -- nothing taken, when the user could not give the permit back.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing a permit')
+local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing a permit')
 if refused then
     return refused
 end

@@ -12,7 +12,7 @@
 -- The count is checked first, as every semaphore script does: INCRBY failing
 -- after the ZREM would drop the permit.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[2], ARGV[4], '1'}}, 'releasing a permit')
+local refused = checks_rights and refused_right({{ARGV[2], ARGV[4], '1'}}, 'releasing a permit')
 if refused then
     return refused
 end

@@ -11,7 +11,7 @@
 -- Publish before the write: a user whose ACL refuses the channel gets the
 -- error with the count unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing permits')
+local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing permits')
 if refused then
     return refused
 end

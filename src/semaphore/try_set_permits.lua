@@ -6,7 +6,7 @@
 -- as by every semaphore script, not taken for an existing count.
 -- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
 -- include: ../primitive/release_rights.lua.part
-local refused = refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'setting the permits')
+local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'setting the permits')
 if refused then
     return refused
 end

@@ -406,6 +406,15 @@ void Connection::send_handshake() {
     if (names) commands.push_back(encode_command({"CLIENT", "SETNAME", *config_.client_name}));
     const std::size_t setname_at = names ? commands.size() - 1 : commands.size();
     commands.push_back(encode_command({"PING"}));
+    // Whether the user may run everything, so scripts need not check its
+    // rights (Transport::eval). Not on a subscriber. First whether it may ask
+    // (a refused ACL GETUSER would fill the operator's ACL LOG; a script's
+    // check logs nothing); the answer asks (ask_rights).
+    const bool asks_rights = !is_push;
+    const std::size_t rights_at = commands.size();
+    if (asks_rights)
+        commands.push_back(encode_command(
+            {"EVAL", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
     if (asks_role) commands.push_back(encode_command({"ROLE"}));
     role_checked_ = Clock::now();
     handshake_replies_ = static_cast<int>(commands.size());
@@ -418,11 +427,13 @@ void Connection::send_handshake() {
             const bool is_auth = i == 0 && !config_.password.empty();
             const bool is_role = asks_role && i + 1 == commands.size();
             const bool is_setname = i == setname_at;
-            auto handler = [self = shared_from_this(), generation, is_auth, is_role, is_setname](
+            const bool is_rights = asks_rights && i == rights_at;
+            auto handler = [self = shared_from_this(), generation, is_auth, is_role, is_setname, is_rights](
                                Failure error, Reply reply) {
                 if (error || generation != self->generation_) return;
                 if (is_role && !self->on_role(reply)) return;
-                if (is_setname) reply = Reply{};
+                if (is_rights && reply.is_integer() && reply.integer == 1) self->ask_rights();
+                if (is_setname || is_rights) reply = Reply{};
                 // Refused credentials or database: retrying cannot help, so
                 // waiting commands fail now (AuthError) rather than at the timeout.
                 if (reply.is_error() && !is_role) {
@@ -534,6 +545,11 @@ void Connection::on_bytes(std::size_t n) {
                 }
                 return fail(address_.name() + " was demoted to a replica (READONLY); asking the sentinels again");
             }
+            // Refused by the ACL: whatever ACL GETUSER said, the user's rights
+            // are narrower now (Redis 7.0 reports a script's refused call as ERR).
+            if (reply->is_error_code("NOPERM") ||
+                (reply->is_error() && reply->str.find("The user executing the script can't") != std::string::npos))
+                user_unrestricted_.store(false, std::memory_order_relaxed);
             answered.handler(nullptr, std::move(*reply));
         } else if (on_push) {
             on_push(std::move(*reply));

@@ -127,6 +127,12 @@ public:
     /// A WAIT answered that more replicas acknowledged than ROLE reported.
     void saw_replicas(int count);
 
+    /// The server lets this connection's user run every command on every key
+    /// and channel (ACL GETUSER, once connected and every few seconds after;
+    /// false from the first refusal by the ACL until asked again): scripts need
+    /// not check its rights. False until known. Any thread.
+    bool user_unrestricted() const { return user_unrestricted_.load(std::memory_order_relaxed); }
+
     /// io thread only.
     bool ready() const { return state_ == State::ready; }
     const std::string& server() const { return server_; }
@@ -159,6 +165,11 @@ private:
     /// The ROLE reply of the handshake or a refresh; false if this server may
     /// not serve (Topology::sentinel and not a master), having failed the connection.
     bool on_role(const Reply& reply);
+    /// Sends ACL GETUSER for the connection's user; on_rights reads the reply.
+    void ask_rights();
+    void on_rights(const Reply& reply);
+    /// The user the connection authenticates as ("default" without one).
+    std::string acl_user() const;
     void on_connected();
     void start_tls();
     /// The connection carries bytes: read, and send the Redis handshake.
@@ -234,6 +245,8 @@ private:
     Clock::time_point role_checked_{};    // last ROLE sent
     std::atomic<int> replicas_{0};        // as the master last reported them
     std::atomic<bool> seen_replicas_{false};  // ever more than 0 (replicas())
+    std::atomic<bool> user_unrestricted_{false};
+    bool may_ask_rights_ = false;  // io thread: the user may run ACL GETUSER
 };
 
 }  // namespace holdfast::detail

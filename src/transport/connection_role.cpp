@@ -1,21 +1,51 @@
 // Connection's view of the server's role (ROLE): whether it is a master, how
-// many replicas it has, and leaving a demoted master. Apart from the socket
-// and write path in connection.cpp.
+// many replicas it has, and leaving a demoted master; and of what its user
+// may run (ACL GETUSER). Apart from the socket and write path in connection.cpp.
 #include "transport/command.hpp"
 #include "transport/connection.hpp"
 
 namespace holdfast::detail {
 
-// Every few seconds: replicas come and go, and a master may be demoted.
+// Every few seconds: replicas come and go, a master may be demoted, and an
+// operator may change the user's rights (taken away, the scripts check them
+// again within this interval, or at the first refusal; given back, they stop).
 void Connection::refresh_role(Clock::time_point now) {
     constexpr auto every = std::chrono::seconds(2);
     // Not on a subscribed connection, where ROLE is refused.
     if (is_push || state_ != State::ready || now - role_checked_ < every) return;
-    if (config_.topology != Topology::sentinel && config_.replica_sync == ReplicaSync::off) return;
     role_checked_ = now;
+    if (may_ask_rights_) ask_rights();
+    if (config_.topology != Topology::sentinel && config_.replica_sync == ReplicaSync::off) return;
     submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
         if (!error && generation == self->generation_) self->on_role(reply);
     });
+}
+
+void Connection::ask_rights() {
+    may_ask_rights_ = true;
+    submit(encode_command({"ACL", "GETUSER", acl_user()}),
+           [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
+               if (!error && generation == self->generation_) self->on_rights(reply);
+           });
+}
+
+std::string Connection::acl_user() const { return config_.username.empty() ? "default" : config_.username; }
+
+// ACL GETUSER's flat list of fields and values: everything is every command
+// (+@all), every key (~*) and every channel (&*). Anything else, a refusal
+// (an ACL without acl|getuser) or an unknown shape: the rights are checked.
+void Connection::on_rights(const Reply& reply) {
+    std::string commands, keys, channels;
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+        const std::string& field = reply.elements[i].str;
+        const std::string& value = reply.elements[i + 1].str;
+        if (field == "commands") commands = value;
+        else if (field == "keys") keys = value;
+        else if (field == "channels") channels = value;
+    }
+    if (!reply.is_array()) may_ask_rights_ = false;  // refused: asking again would fill ACL LOG
+    const bool unrestricted = reply.is_array() && commands == "+@all" && keys == "~*" && channels == "&*";
+    user_unrestricted_.store(unrestricted, std::memory_order_relaxed);
 }
 
 bool Connection::on_role(const Reply& reply) {

@@ -40,7 +40,9 @@ public:
     void execute(std::string_view key, const std::vector<std::string_view>& args, ReplyHandler handler);
 
     /// Runs `script` by EVALSHA; on NOSCRIPT (after SCRIPT FLUSH or a restart)
-    /// sends it again by EVAL, which also caches it. Routed by keys[0].
+    /// sends it again by EVAL, which also caches it. Routed by keys[0]. Its
+    /// trusted twin instead where the connection's user may run everything
+    /// (Connection::user_unrestricted).
     void eval(const Script& script, const std::vector<std::string_view>& keys,
               const std::vector<std::string_view>& args, ReplyHandler handler);
 

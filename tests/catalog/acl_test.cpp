@@ -171,6 +171,58 @@ private:
     std::vector<std::string> releases_failed_;
 };
 
+// The fixture's user starts allowed everything, so its acquires skip the
+// checks; rights taken away are seen within the client's re-ask interval, and
+// acquires are then refused before they write, as for a narrower user.
+TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
+    raw->command({"SCRIPT", "FLUSH"});
+    Client client(limited());
+    Lock first(client, "first");
+    ASSERT_TRUE(eventually([&] {
+        first.lock();
+        first.unlock();
+        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+    }));
+    revoke();
+    std::string refusal;
+    int taken = 0;
+    EXPECT_TRUE(eventually([&] {
+        Lock lock(client, "job-" + std::to_string(taken));
+        try {
+            if (lock.try_lock()) ++taken;  // taken before the client saw the change; its release is refused
+            return false;
+        } catch (const ServerError& e) {
+            refusal = e.what();
+            return true;
+        }
+    }));
+    EXPECT_NE(refusal.find("PUBLISH on channel 'redisson_lock__channel:{job-" + std::to_string(taken) + "}'"),
+              std::string::npos)
+        << refusal;
+    EXPECT_EQ(raw->integer({"EXISTS", "job-" + std::to_string(taken)}), 0) << "the refused acquire wrote";
+}
+
+// A refused release tells the client at once that its user's rights are
+// narrower than everything: its holder's next acquire, reentrant or not, is
+// refused before it writes, not counted onto the hold its release left.
+TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
+    raw->command({"SCRIPT", "FLUSH"});
+    Client client(limited());
+    Lock lock(client, "job");
+    ASSERT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+    }));
+    lock.lock();
+    revoke();
+    lock.unlock();  // refused, reported
+    expect_lock_held("job", client.current_owner());
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }),
+                         expected("'job'", "redisson_lock__channel:{job}")));
+    expect_lock_held("job", client.current_owner());
+}
+
 // unlock() throws nothing; the lock is left as it was, no longer renewed,
 // and the holder, the handler and the metric hear of it.
 TEST_F(Revoked, ARefusedUnlockIsReportedAndEndsTheRenewal) {
@@ -260,6 +312,41 @@ std::vector<std::string> documented_acl_line() {
 }
 
 // The rules docs/errors.md gives are enough for every primitive, waiting included.
+// The checks cost the server a quarter of its acquire rate, so a user it lets
+// run everything (ACL GETUSER: +@all ~* &*) gets the acquire scripts without
+// them; any narrower user keeps them.
+TEST_F(NoChannels, OnlyAUserAllowedEverythingSkipsTheAcquireChecks) {
+    const auto cached = [&](const detail::Script& script) {
+        return raw->command({"SCRIPT", "EXISTS", script.sha1})->element[0]->integer == 1;
+    };
+    ASSERT_NE(scripts::lock_acquire.trusted, nullptr);
+    raw->command({"SCRIPT", "FLUSH"});
+    Client everything(config());
+    Lock lock(everything, "job");
+    EXPECT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return cached(*scripts::lock_acquire.trusted);
+    }));
+
+    raw->command({"SCRIPT", "FLUSH"});
+    raw->command({"ACL", "SETUSER", "careful", "on", ">pw", "~*", "&*", "+@all", "-debug"});
+    Config c = config();
+    c.username = "careful";
+    c.password = "pw";
+    Client narrower(c);
+    Lock checked(narrower, "job");
+    // The rights are asked on the command connection before the second
+    // acquire is sent on it: three acquires use what the answer chose.
+    for (int i = 0; i < 3; ++i) {
+        checked.lock();
+        checked.unlock();
+    }
+    EXPECT_TRUE(cached(scripts::lock_acquire));
+    EXPECT_FALSE(cached(*scripts::lock_acquire.trusted));
+    EXPECT_EQ(raw->command({"ACL", "LOG"})->elements, 0u) << "asking the rights was refused and logged";
+}
+
 TEST_F(NoChannels, TheDocumentedRulesAreEnough) {
     const auto rule = documented_acl_line();
     ASSERT_GT(rule.size(), 5u) << "no 'ACL SETUSER app' line in docs/errors.md";
