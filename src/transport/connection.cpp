@@ -546,10 +546,8 @@ void Connection::on_bytes(std::size_t n) {
                 return fail(address_.name() + " was demoted to a replica (READONLY); asking the sentinels again");
             }
             // Refused by the ACL: whatever ACL GETUSER said, the user's rights
-            // are narrower now (Redis 7.0 reports a script's refused call as ERR).
-            if (reply->is_error_code("NOPERM") ||
-                (reply->is_error() && reply->str.find("The user executing the script can't") != std::string::npos))
-                user_unrestricted_.store(false, std::memory_order_relaxed);
+            // are narrower now (Reply::code() says NOPERM for Redis 7.0's ERR form too).
+            if (reply->is_error_code("NOPERM")) user_unrestricted_.store(false, std::memory_order_relaxed);
             answered.handler(nullptr, std::move(*reply));
         } else if (on_push) {
             on_push(std::move(*reply));

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/client_core.hpp"
+#include "errors/failure.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -63,6 +65,30 @@ TEST_F(ErrorCodes, AnAclRefusalIsNoPermission) {
     EXPECT_EQ(next_step(e.code), "grant the rights") << e.what;
     EXPECT_FALSE(e.retried) << e.what;
     EXPECT_EQ(raw->integer({"EXISTS", "door"}), 0);
+}
+
+// Inside a script, a call the ACL refuses is answered "ERR The user executing
+// the script can't ..." by Redis 7.0 and NOPERM by 7.2: no_permission on both.
+TEST_F(ErrorCodes, AScriptsCallRefusedByTheAclIsNoPermission) {
+    raw->command({"ACL", "SETUSER", "nochannels", "on", ">pw", "~*", "+@all", "resetchannels"});
+    Config c = config();
+    c.username = "nochannels";
+    c.password = "pw";
+    Client client(c);
+    std::promise<detail::Reply> answered;
+    detail::core_of(client).transport.execute(
+        "door", {"EVAL", "return redis.call('publish', 'door-channel', 'm')", "0"},
+        [&answered](detail::Failure error, detail::Reply reply) {
+            EXPECT_FALSE(error) << error.message();
+            answered.set_value(std::move(reply));
+        });
+    auto reply = answered.get_future();
+    ASSERT_EQ(reply.wait_for(20s), std::future_status::ready);
+    const detail::Reply refused = reply.get();
+    ASSERT_TRUE(refused.is_error()) << refused.describe();
+    const detail::Failure failure = detail::Failure::server(std::string(refused.code()), refused.str);
+    EXPECT_EQ(next_step(failure.code()), "grant the rights") << refused.str;
+    EXPECT_EQ(failure.reply_code(), "NOPERM") << refused.str;
 }
 
 TEST_F(ErrorCodes, AWaiterWhoseClientClosesIsClientClosed) {

@@ -268,6 +268,17 @@ TEST(ReplyCode, IsTheFirstWordOfAnErrorReply) {
     EXPECT_EQ(status.code(), "") << "not an error";
 }
 
+// Redis 7.0 says ERR where 7.2 says NOPERM for a script's call refused by the ACL.
+TEST(ReplyCode, AScriptsRefusedCallIsNopermOnEveryVersion) {
+    const Reply refused = error_reply(
+        "ERR The user executing the script can't publish to the channel mentioned in the command script: 3a95..., on "
+        "@user_script:1.");
+    EXPECT_EQ(refused.code(), "NOPERM");
+    EXPECT_TRUE(refused.is_error_code("NOPERM"));
+    EXPECT_EQ(errc_of_reply(refused.code()), errc::no_permission);
+    EXPECT_EQ(error_reply("ERR unknown command 'x'").code(), "ERR");
+}
+
 TEST(ReplyCode, MatchesOnlyTheWholeWord) {
     const Reply noscript = error_reply("NOSCRIPT No matching script");
     EXPECT_TRUE(noscript.is_error_code("NOSCRIPT"));
