@@ -192,6 +192,7 @@ TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
             if (lock.try_lock()) ++taken;  // taken before the client saw the change; its release is refused
             return false;
         } catch (const ServerError& e) {
+            EXPECT_EQ(e.code(), errc::no_permission) << e.what();
             refusal = e.what();
             return true;
         }
@@ -218,7 +219,7 @@ TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
     revoke();
     lock.unlock();  // refused, reported
     expect_lock_held("job", client.current_owner());
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }),
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }, errc::no_permission),
                          expected("'job'", "redisson_lock__channel:{job}")));
     expect_lock_held("job", client.current_owner());
 }
