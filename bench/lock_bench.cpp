@@ -35,8 +35,6 @@ constexpr int contended_processes = 8;
 constexpr int scaling_processes[] = {32, 128};
 // The held locks and the waiters run in their own database, so DBSIZE counts only theirs.
 constexpr int capacity_database = 1;
-// Where a fresh clone's `./run test` time can be given (minutes), e.g. from a CI log: not measured here.
-constexpr const char* fresh_test_variable = "HOLDFAST_BENCH_FRESH_TEST_MINUTES";
 
 struct Options {
     bool quick = false;
