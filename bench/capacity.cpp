@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <cstdio>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -23,6 +24,10 @@ namespace {
 // keep the connections' batches full, few enough that queued requests do not
 // count as held memory.
 constexpr std::size_t window = 2000;
+// Waiters asked for and not yet counted waiting, at most: a million async_lock
+// calls at once queue a million attempts, whose replies then come later than
+// Config::timeout on a busy machine (the connection is dropped as dead).
+constexpr std::int64_t waiters_window = 5000;
 
 // Heap in use now: every arena's allocated chunks plus mmapped blocks.
 double heap_bytes() {
@@ -43,6 +48,12 @@ double settled_heap_bytes() {
     return last;
 }
 
+std::string fixed_seconds(double seconds) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", seconds);
+    return buf;
+}
+
 long long keys_in(const Config& config) {
     support::SyncRedis raw(config.port);
     raw.command({"SELECT", std::to_string(config.database)});
@@ -55,6 +66,25 @@ void require_empty(const Config& config, const char* what) {
                                  std::to_string(config.port) + " holds " + std::to_string(keys) +
                                  " keys; it needs an empty one");
 }
+
+// Counts the Client's events by kind (Config::on_event runs on its loop thread).
+class EventCounts {
+public:
+    void watch(Config& config) {
+        config.on_event = [this](const Event& e) {
+            std::lock_guard lock(mutex_);
+            ++counts_[std::string(to_string(e.kind))];
+        };
+    }
+    std::map<std::string, long long> counts() const {
+        std::lock_guard lock(mutex_);
+        return counts_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, long long> counts_;
+};
 
 std::vector<Lock> make_locks(Client& client, const std::string& prefix, std::size_t n) {
     std::vector<Lock> locks;
@@ -124,6 +154,19 @@ struct Drain {
     std::atomic<std::int64_t> last_grant_ns{0};
     std::mutex mutex;
     std::condition_variable changed;
+    std::string first_error;  // under mutex: what the first waiter that failed was told
+
+    void failed_with(const std::exception_ptr& error) {
+        std::lock_guard lock(mutex);
+        if (!first_error.empty()) return;
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            first_error = e.what();
+        } catch (...) {
+            first_error = "an exception not derived from std::exception";
+        }
+    }
 
     void notify() {
         { std::lock_guard lock(mutex); }
@@ -131,13 +174,32 @@ struct Drain {
     }
 };
 
+// The holders release; each waiter, once granted, releases too (its completion
+// does), handing the lock on. Times the drain to the last grant.
+void drain_waiters(std::vector<Lock>& locks, const std::string& holder, Drain& drain, Waiters& result,
+                   std::chrono::seconds limit) {
+    const std::size_t n = result.waiters;
+    const std::int64_t start = now_ns();
+    release_all(locks, holder);
+    {
+        std::unique_lock lock(drain.mutex);
+        drain.changed.wait_until(lock, std::chrono::steady_clock::now() + limit,
+                                 [&] { return drain.ended.load() == n && drain.released.load() == n; });
+    }
+    const std::int64_t end = drain.last_grant_ns.load();
+    result.drain_seconds = end > start ? static_cast<double>(end - start) / 1e9 : 0;
+}
+
 }  // namespace
 
 HeldLocks run_held_locks(const Config& config, std::size_t n) {
     require_empty(config, "held locks");
     HeldLocks result;
     result.locks = n;
-    Client client(config);
+    EventCounts events;
+    Config watched = config;
+    events.watch(watched);
+    Client client(watched);
     const std::string owner = client.new_owner();
     {  // connections made and scripts loaded, so that their cost is not counted per lock
         Lock warm(client, "bench:held:warm-up");
@@ -158,6 +220,7 @@ HeldLocks run_held_locks(const Config& config, std::size_t n) {
     result.failed += release_all(locks, owner);
     result.left_bytes_per_lock = (settled_heap_bytes() - before) / static_cast<double>(n);
     result.keys_after = keys_in(config);
+    result.events = events.counts();
     return result;
 }
 
@@ -167,8 +230,11 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
     result.waiters = n;
     result.locks = lock_count;
     Drain drain(n);  // outlives the client: a waiter the client's end fails still reports here
+    EventCounts events;
+    Config watched = config;
+    events.watch(watched);
     {
-        auto owned_client = std::make_unique<Client>(config);
+        auto owned_client = std::make_unique<Client>(watched);
         Client& client = *owned_client;
         const std::string holder = client.new_owner();
         std::vector<Lock> locks = make_locks(client, "bench:waited:", lock_count);
@@ -193,7 +259,13 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
             ~ClientEnd() { client.reset(); }
         } client_end{owned_client};
         const std::int64_t queued_from = now_ns();
-        for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t give_up = now_ns() + std::chrono::nanoseconds(drain_limit).count();
+        auto waiting = [&] { return client.metrics().primitives["lock"].waiting; };
+        // Nothing may end before the holders release: an end means a holder's lease was lost or a call failed.
+        auto stalled = [&] { return drain.ended.load() != 0 || now_ns() >= give_up; };
+        for (std::size_t i = 0; i < n && !stalled(); ++i) {
+            while (static_cast<std::int64_t>(i) - waiting() >= waiters_window && !stalled())
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             locks[i % lock_count].async_lock(owners[i], std::nullopt, {}, [c = &context, i](std::exception_ptr error,
                                                                                               bool got) {
                 Drain& d = c->drain;
@@ -205,6 +277,7 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
                         if (++c->drain.released == c->n) c->drain.notify();
                     });
                 } else {
+                    if (error) d.failed_with(error);
                     ++d.failed;
                     if (++d.released == c->n) d.notify();
                 }
@@ -212,29 +285,20 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
             });
         }
         // Every waiter refused once and waiting: the client counts them.
-        const std::int64_t give_up = now_ns() + std::chrono::nanoseconds(drain_limit).count();
-        auto waiting = [&] { return client.metrics().primitives["lock"].waiting; };
-        while (waiting() < static_cast<std::int64_t>(n) && now_ns() < give_up)
+        while (waiting() < static_cast<std::int64_t>(n) && !stalled())
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         result.queue_seconds = static_cast<double>(now_ns() - queued_from) / 1e9;
-        if (const auto counted = waiting(); counted < static_cast<std::int64_t>(n))
-            throw std::runtime_error("waiters: " + std::to_string(counted) + " of " + std::to_string(n) +
-                                     " waiters counted waiting after " + std::to_string(drain_limit.count()) + " s");
-        if (drain.ended.load() != 0)
-            throw std::runtime_error("waiters: " + std::to_string(drain.ended.load()) +
-                                     " waiters ended before any holder released");
-        result.library_bytes_per_waiter = (settled_heap_bytes() - before) / static_cast<double>(n);
-
-        const std::int64_t start = now_ns();
-        release_all(locks, holder);
-        {
-            std::unique_lock lock(drain.mutex);
-            drain.changed.wait_until(lock, std::chrono::steady_clock::now() + drain_limit,
-                                     [&] { return drain.ended.load() == n && drain.released.load() == n; });
+        if (const auto counted = waiting(); counted < static_cast<std::int64_t>(n) || drain.ended.load() != 0) {
+            result.failure = std::to_string(counted) + " of " + std::to_string(n) + " waiters counted waiting after " +
+                             fixed_seconds(result.queue_seconds) + ", " + std::to_string(drain.ended.load()) +
+                             " ended before any holder released (" + std::to_string(drain.failed.load()) +
+                             " of them without the lock)";
+        } else {
+            result.library_bytes_per_waiter = (settled_heap_bytes() - before) / static_cast<double>(n);
+            drain_waiters(locks, holder, drain, result, drain_limit);
         }
-        const std::int64_t end = drain.last_grant_ns.load();
-        result.drain_seconds = end > start ? static_cast<double>(end - start) / 1e9 : 0;
     }  // a waiter still waiting is failed here, by the client's end
+
     for (const auto& g : drain.grants) {
         const unsigned times = g.load();
         if (times == 1) ++result.granted;
@@ -243,6 +307,8 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
     }
     if (result.drain_seconds > 0) result.handoffs_per_s = static_cast<double>(result.granted) / result.drain_seconds;
     result.keys_after = keys_in(config);
+    result.events = events.counts();
+    result.first_error = drain.first_error;
     return result;
 }
 

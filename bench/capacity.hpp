@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <string>
 
 #include "holdfast/config.hpp"
 
@@ -21,6 +23,7 @@ struct HeldLocks {
     long long keys_while_held = 0;      // DBSIZE of the run's database while held: must be `locks`
     long long keys_after = 0;           // DBSIZE after every release: must be 0
     std::size_t failed = 0;             // acquires not granted and releases that failed
+    std::map<std::string, long long> events;  // what the Client told (Config::on_event), by kind
 };
 
 /// One Client, one owner, takes `locks` locks with async_lock (no lease: the
@@ -38,11 +41,15 @@ struct Waiters {
     std::size_t granted_twice = 0;        // must be 0
     std::size_t never_granted = 0;        // must be 0 (a timeout, a false or an error)
     long long keys_after = 0;             // DBSIZE after the drain: must be 0
+    std::map<std::string, long long> events;  // what the Client told (Config::on_event), by kind
+    std::string first_error;  // what the first waiter that ended with an error was told
+    std::string failure;  // set when the waiters could not all be made to wait: nothing else is measured
 };
 
 /// One Client: one owner holds `locks` locks, `waiters` other owners (waiter i
-/// on lock i % locks) call async_lock on them and wait; once the Client counts
-/// them all waiting, the heap is read, the holders release, and every waiter
+/// on lock i % locks) call async_lock on them and wait, at most a few thousand
+/// not yet counted waiting at a time; once the Client counts them all waiting,
+/// the heap is read, the holders release, and every waiter
 /// releases as soon as it is granted, handing the lock to the next. Uses
 /// `config`'s database, which must be empty. Gives up on the drain after
 /// `drain_limit`, counting the waiters still waiting as never granted.
