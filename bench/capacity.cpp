@@ -20,15 +20,6 @@
 namespace holdfast::bench {
 namespace {
 
-// async_lock calls in flight at once while taking the held locks: enough to
-// keep the connections' batches full, few enough that queued requests do not
-// count as held memory.
-constexpr std::size_t window = 2000;
-// Waiters asked for and not yet counted waiting, at most: a million async_lock
-// calls at once queue a million attempts, whose replies then come later than
-// Config::timeout on a busy machine (the connection is dropped as dead).
-constexpr std::int64_t waiters_window = 5000;
-
 // Heap in use now: every arena's allocated chunks plus mmapped blocks.
 double heap_bytes() {
     const struct mallinfo2 m = ::mallinfo2();
@@ -93,13 +84,13 @@ std::vector<Lock> make_locks(Client& client, const std::string& prefix, std::siz
     return locks;
 }
 
-// Counts completions of calls made with at most `window` in flight.
+// Counts completions of calls made with at most held_locks_in_flight in flight.
 class Window {
 public:
     // Blocks until a slot is free, then takes it.
     void enter() {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return in_flight_ < window; });
+        changed_.wait(lock, [&] { return in_flight_ < held_locks_in_flight; });
         ++in_flight_;
     }
     void leave(bool ok) {
@@ -264,7 +255,7 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
         // Nothing may end before the holders release: an end means a holder's lease was lost or a call failed.
         auto stalled = [&] { return drain.ended.load() != 0 || now_ns() >= give_up; };
         for (std::size_t i = 0; i < n && !stalled(); ++i) {
-            while (static_cast<std::int64_t>(i) - waiting() >= waiters_window && !stalled())
+            while (static_cast<std::int64_t>(i) - waiting() >= waiters_not_yet_waiting && !stalled())
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
             locks[i % lock_count].async_lock(owners[i], std::nullopt, {}, [c = &context, i](std::exception_ptr error,
                                                                                               bool got) {

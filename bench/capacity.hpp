@@ -7,12 +7,23 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
 #include "holdfast/config.hpp"
 
 namespace holdfast::bench {
+
+/// async_lock calls in flight at once while taking the held locks: enough to
+/// keep the connections' batches full, few enough that queued requests do not
+/// count as held memory.
+inline constexpr std::size_t held_locks_in_flight = 2000;
+/// Waiters asked for and not yet counted waiting, at most: a million async_lock
+/// calls at once queue a million attempts, whose replies then come later than
+/// Config::timeout on a busy machine (the connection is dropped as dead, and
+/// the holders' renewals are late enough for their leases to be lost).
+inline constexpr std::int64_t waiters_not_yet_waiting = 5000;
 
 struct HeldLocks {
     std::size_t locks = 0;

@@ -137,7 +137,8 @@ void held_table(std::ostringstream& out, const HeldLocks& h) {
     out << "## holdfast, held locks: " << count(static_cast<double>(h.locks))
         << " locks held at once by one Client (one owner, `async_lock` without a lease: the watchdog renews them)\n\n"
         << "| figure | holdfast |\n|---|--:|\n"
-        << "| time to take them all (" << "2,000 `async_lock` in flight) | " << fixed(h.acquire_seconds, 2)
+        << "| time to take them all (" << count(static_cast<double>(held_locks_in_flight))
+        << " `async_lock` in flight) | " << fixed(h.acquire_seconds, 2)
         << " s |\n"
         << "| heap the library holds per held lock | " << bytes(h.library_bytes_per_lock) << " |\n"
         << "| heap of the caller's `Lock` handle per lock (" << sizeof(Lock) << " B object, name on the heap), "
@@ -156,7 +157,8 @@ void waiters_table(std::ostringstream& out, const Waiters& w) {
            "One owner holds every lock; each waiter is an owner of its own calling `async_lock` (no lease). Once the "
            "Client counts them all waiting the heap is read, then the holders release and each waiter releases as "
            "soon as it is granted, handing the lock on: one owner change per waiter. "
-        << "Waiters are asked for with at most 5,000 not yet waiting at a time.\n\n";
+        << "Waiters are asked for with at most " << count(static_cast<double>(waiters_not_yet_waiting))
+        << " not yet waiting at a time.\n\n";
     if (!w.failure.empty())
         out << "**Not measured: the waiters could not all be made to wait.** " << w.failure
             << ". The drain was not run; the Client's end failed the waiters still waiting.\n\n";
