@@ -93,12 +93,12 @@ public:
         changed_.wait(lock, [&] { return in_flight_ < held_locks_in_flight; });
         ++in_flight_;
     }
+    // Notifies under the mutex: once drain() sees none in flight the window
+    // may be destroyed, so the loop thread must be done with it by then.
     void leave(bool ok) {
-        {
-            std::lock_guard lock(mutex_);
-            --in_flight_;
-            if (!ok) ++failed_;
-        }
+        std::lock_guard lock(mutex_);
+        --in_flight_;
+        if (!ok) ++failed_;
         changed_.notify_all();
     }
     // Waits for every call entered so far; returns how many of them failed.
