@@ -26,6 +26,15 @@ double heap_bytes() {
     return static_cast<double>(m.uordblks + m.hblkhd);
 }
 
+}  // namespace
+
+bool heap_measurable() {
+    const auto probe = std::make_unique<char[]>(1 << 16);
+    return heap_bytes() > 0;
+}
+
+namespace {
+
 // The heap once it stops moving: the loop thread may still be finishing
 // replies the caller has already been told about.
 double settled_heap_bytes() {

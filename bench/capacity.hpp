@@ -25,6 +25,10 @@ inline constexpr std::size_t held_locks_in_flight = 2000;
 /// the holders' renewals are late enough for their leases to be lost).
 inline constexpr std::int64_t waiters_not_yet_waiting = 5000;
 
+/// Whether this build's allocator reports the heap in use (glibc's does; a
+/// sanitizer's mallinfo2 reports zeros).
+bool heap_measurable();
+
 struct HeldLocks {
     std::size_t locks = 0;
     double handle_bytes_per_lock = 0;  // the bench's Lock objects and names: not the library's
