@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,9 +16,15 @@ struct Durations {
     std::chrono::seconds uncontended{3};
     std::chrono::seconds contended{5};
     std::chrono::seconds metrics_round{2};  // each half of a metrics-cost round
+    std::chrono::seconds contended_scaling{3};  // each contended run at 32 and 128 processes
+    std::size_t held_locks = 100'000;           // locks one Client holds at once
+    std::size_t waiters = 100'000;              // waiters, on waiters / 10 locks (--waiters N)
 
     static Durations quick() {
-        return {100'000, 5'000, std::chrono::seconds(1), std::chrono::seconds(2), std::chrono::seconds(1)};
+        Durations d{100'000, 5'000, std::chrono::seconds(1), std::chrono::seconds(2), std::chrono::seconds(1)};
+        d.contended_scaling = std::chrono::seconds(1);
+        d.waiters = 10'000;
+        return d;
     }
 };
 

@@ -18,6 +18,7 @@ std::string describe(Primitive primitive);
 struct Contended {
     Primitive primitive = Primitive::lock;
     int processes = 0;
+    int ready_at_start = 0;       // workers with their Client when the run started: the rest joined late
     double seconds = 0;           // first start to last unlock
     long long sections = 0;       // critical sections run, all processes
     long long handoffs = 0;       // sections whose holder differs from the previous one

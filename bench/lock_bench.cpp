@@ -1,11 +1,12 @@
 // lock_bench: holdfast's lock throughput and latency against what
 // redis-benchmark gets from the same server, written to BENCHMARKS.md.
 //
-//   lock_bench [--quick] [--no-write] [--cases plain,contended,tls,cluster]
+//   lock_bench [--quick] [--no-write] [--waiters N] [--cases plain,contended,tls,cluster]
 //
 // Starts its own redis-server; runs the ceiling, then holdfast uncontended,
-// then contended; then the TLS case and the cluster case on servers of their
-// own. The contended part forks, so each part before it must have joined its
+// the held locks' and the waiters' memory, then contended (8 processes, then
+// Lock and FairLock at 32 and 128); then the TLS case and the cluster case on
+// servers of their own. The contended part forks, so each part before it must have joined its
 // threads (every Client is destroyed before the next part).
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <string>
 
+#include "capacity.hpp"
 #include "ceiling.hpp"
 #include "contended.hpp"
 #include "redis_server.hpp"
@@ -29,17 +31,24 @@ using namespace holdfast::bench;
 
 constexpr std::size_t many_threads = 64;
 constexpr int contended_processes = 8;
+// Commands per owner change must not grow with the processes waiting: measured at these too.
+constexpr int scaling_processes[] = {32, 128};
+// The held locks and the waiters run in their own database, so DBSIZE counts only theirs.
+constexpr int capacity_database = 1;
 
 struct Options {
     bool quick = false;
     bool write = true;
     bool plain = true, contended = true, tls = true, cluster = true;
+    std::size_t waiters = 0;  // 0: the default of the run's Durations
 };
 
 [[noreturn]] void usage(int status) {
-    std::cerr << "usage: lock_bench [--quick] [--no-write] [--cases LIST]\n"
+    std::cerr << "usage: lock_bench [--quick] [--no-write] [--waiters N] [--cases LIST]\n"
                  "  --quick       shorter runs (noisier figures)\n"
                  "  --no-write    print the report without writing BENCHMARKS.md\n"
+                 "  --waiters N   waiters in the waiters' run, on N / 10 locks (default 100000, --quick\n"
+                 "                10000; the target is at 1000000)\n"
                  "  --cases LIST  comma-separated parts to run (default all): plain (ceiling and\n"
                  "                uncontended on one server), contended (needs plain), tls, cluster\n";
     std::exit(status);
@@ -70,6 +79,10 @@ Options parse_options(int argc, char** argv) {
         if (arg == "--quick") options.quick = true;
         else if (arg == "--no-write") options.write = false;
         else if (arg == "--cases" && i + 1 < argc) parse_cases(argv[++i], options);
+        else if (arg == "--waiters" && i + 1 < argc) {
+            options.waiters = std::strtoul(argv[++i], nullptr, 10);
+            if (options.waiters < 10) usage(2);
+        }
         else usage(arg == "--help" || arg == "-h" ? 0 : 2);
     }
     return options;
@@ -91,6 +104,8 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
     config.port = port;
     Results r;
     r.many_threads = many_threads;
+    if (const char* minutes = std::getenv(fresh_test_variable); minutes && *minutes)
+        r.fresh_test = FreshTest{std::atof(minutes), fresh_test_variable};
     if (options.plain) {
         r.plain = true;
         progress("ceiling (redis-benchmark)");
@@ -116,12 +131,25 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
             r.metrics_on_pairs_per_s += on / rounds;
             r.metrics_round_ratios.push_back(on / off);
         }
+        holdfast::Config capacity = config;
+        capacity.database = capacity_database;
+        progress("held locks: " + std::to_string(d.held_locks) + " under the watchdog, one Client");
+        r.held = run_held_locks(capacity, d.held_locks);
+        const std::size_t waiters = options.waiters ? options.waiters : d.waiters;
+        progress("waiters: " + std::to_string(waiters) + " on " + std::to_string(waiters / 10) + " locks, one Client");
+        const auto drain_limit = std::chrono::seconds(std::max<std::size_t>(120, waiters / 2000));
+        r.waiters = run_waiters(capacity, waiters, waiters / 10, drain_limit);
     }
     if (options.contended) {
         for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock, Primitive::semaphore}) {
             progress("contended " + describe(primitive) + ", " + std::to_string(contended_processes) + " processes");
             r.contended.push_back(run_contended({config, port}, primitive, contended_processes, d.contended));
         }
+        for (const int processes : scaling_processes)
+            for (const Primitive primitive : {Primitive::lock, Primitive::fair_lock}) {
+                progress("contended " + describe(primitive) + ", " + std::to_string(processes) + " processes");
+                r.scaling.push_back(run_contended({config, port}, primitive, processes, d.contended_scaling));
+            }
     }
     if (options.tls) {
         progress("TLS: ceiling (redis-benchmark --tls), then uncontended and contended Lock");

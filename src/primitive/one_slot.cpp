@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "common/quoted.hpp"
-#include "transport/cluster.hpp"
+#include "transport/cluster_map.hpp"
 
 namespace holdfast::detail {
 

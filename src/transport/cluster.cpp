@@ -1,6 +1,5 @@
 #include "transport/cluster.hpp"
 
-#include <charconv>
 #include <future>
 
 #include "errors/failure.hpp"
@@ -10,50 +9,6 @@
 namespace holdfast::detail {
 
 namespace {
-
-// The CRC of each byte value, so that a key costs one lookup per byte rather
-// than eight shifts: every command hashes its key (8% of a cluster client's
-// instructions bit by bit).
-constexpr std::array<std::uint16_t, 256> crc16_table = [] {
-    std::array<std::uint16_t, 256> table{};
-    for (unsigned byte = 0; byte < 256; ++byte) {
-        auto crc = static_cast<std::uint16_t>(byte << 8);
-        for (int bit = 0; bit < 8; ++bit)
-            crc = static_cast<std::uint16_t>(crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1);
-        table[byte] = crc;
-    }
-    return table;
-}();
-
-}  // namespace
-
-std::uint16_t crc16(std::string_view data) {
-    std::uint16_t crc = 0;
-    for (unsigned char byte : data)
-        crc = static_cast<std::uint16_t>((crc << 8) ^ crc16_table[((crc >> 8) ^ byte) & 0xff]);
-    return crc;
-}
-
-std::size_t key_slot(std::string_view key) {
-    if (const auto open = key.find('{'); open != std::string_view::npos) {
-        const auto close = key.find('}', open + 1);
-        if (close != std::string_view::npos && close > open + 1) key = key.substr(open + 1, close - open - 1);
-    }
-    return crc16(key) % cluster_slots;
-}
-
-namespace {
-
-// "host:port" (the host may hold colons: IPv6), an empty host allowed.
-std::optional<ServerAddress> parse_address(std::string_view text) {
-    const auto colon = text.rfind(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    std::uint16_t port = 0;
-    const auto digits = text.substr(colon + 1);
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-    return ServerAddress{std::string(text.substr(0, colon)), port};
-}
 
 // A command parked for a retry when the client closed.
 Failure not_sent() { return client_closed("; the command was not sent"); }
@@ -70,50 +25,6 @@ std::pair<Failure, Reply> call(Connection& connection, std::initializer_list<std
 }
 
 }  // namespace
-
-std::optional<Redirect> redirect_of(const Reply& reply) {
-    if (!reply.is_error()) return std::nullopt;
-    const std::string_view text = reply.str;
-    Redirect redirect;
-    std::string_view rest;
-    if (text.starts_with("MOVED ")) {
-        redirect.moved = true;
-        rest = text.substr(6);
-    } else if (text.starts_with("ASK ")) {
-        rest = text.substr(4);
-    } else {
-        return std::nullopt;
-    }
-    const auto space = rest.find(' ');
-    if (space == std::string_view::npos) return std::nullopt;
-    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + space, redirect.slot);
-    if (ec != std::errc() || redirect.slot >= cluster_slots) return std::nullopt;
-    auto node = parse_address(rest.substr(space + 1));
-    if (!node) return std::nullopt;
-    redirect.node = std::move(*node);
-    return redirect;
-}
-
-std::vector<SlotRange> parse_cluster_slots(const Reply& reply, const ServerAddress& asked) {
-    std::vector<SlotRange> ranges;
-    if (!reply.is_array()) return ranges;
-    for (const auto& entry : reply.elements) {
-        if (!entry.is_array() || entry.elements.size() < 3) return {};
-        const auto& master = entry.elements[2];
-        if (!entry.elements[0].is_integer() || !entry.elements[1].is_integer() || !master.is_array() ||
-            master.elements.size() < 2 || !master.elements[1].is_integer())
-            return {};
-        SlotRange range;
-        range.first = static_cast<std::size_t>(entry.elements[0].integer);
-        range.last = static_cast<std::size_t>(entry.elements[1].integer);
-        if (range.first > range.last || range.last >= cluster_slots) return {};
-        const std::string& host = master.elements[0].str;
-        range.master = {host.empty() || host == "?" ? asked.host : host,
-                        static_cast<std::uint16_t>(master.elements[1].integer)};
-        ranges.push_back(std::move(range));
-    }
-    return ranges;
-}
 
 struct Cluster::Request {
     Cluster* cluster = nullptr;
@@ -132,9 +43,7 @@ struct Cluster::Request {
 };
 
 Cluster::Cluster(asio::io_context& io, const Config& config)
-    : io_(io), config_(config), refresh_timer_(io), scan_timer_(io), parked_timer_(io) {
-    slots_.fill(no_node);
-}
+    : io_(io), config_(config), refresh_timer_(io), scan_timer_(io), parked_timer_(io) {}
 
 Config Cluster::node_config(const ServerAddress& node) const {
     Config c = config_;
@@ -145,31 +54,36 @@ Config Cluster::node_config(const ServerAddress& node) const {
     return c;
 }
 
-std::uint16_t Cluster::node_index_locked(const ServerAddress& address) {
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
-        if (nodes_[i]->address == address) return static_cast<std::uint16_t>(i);
-    auto node = std::make_unique<Node>();
-    node->address = address;
-    const Config c = node_config(address);
-    const auto index = static_cast<std::uint16_t>(nodes_.size());
-    for (std::size_t i = 0; i < config_.pool_size(); ++i) {
-        node->pool.push_back(std::make_shared<Connection>(io_, c));
-        node->pool.back()->on_ready = [this, index] {
-            std::lock_guard lock(mutex_);
-            nodes_[index]->down = false;
-        };
-        node->pool.back()->on_lost = [this, index] {
-            {
-                std::lock_guard lock(mutex_);
-                nodes_[index]->down = true;
-            }
-            refresh();  // it may have failed over: read the map again, and soon again
-            asio::post(io_, [this] { scan_later(); });
-        };
-        node->pool.back()->start();
-    }
-    nodes_.push_back(std::move(node));
+ClusterMap::Node Cluster::node_index_locked(const ServerAddress& address) {
+    const auto index = map_.add(address);
+    connect_new_nodes_locked();
     return index;
+}
+
+void Cluster::connect_new_nodes_locked() {
+    while (nodes_.size() < map_.node_count()) {
+        auto node = std::make_unique<Node>();
+        node->address = map_.address(static_cast<ClusterMap::Node>(nodes_.size()));
+        const Config c = node_config(node->address);
+        const auto index = nodes_.size();
+        for (std::size_t i = 0; i < config_.pool_size(); ++i) {
+            node->pool.push_back(std::make_shared<Connection>(io_, c));
+            node->pool.back()->on_ready = [this, index] {
+                std::lock_guard lock(mutex_);
+                nodes_[index]->down = false;
+            };
+            node->pool.back()->on_lost = [this, index] {
+                {
+                    std::lock_guard lock(mutex_);
+                    nodes_[index]->down = true;
+                }
+                refresh();  // it may have failed over: read the map again, and soon again
+                asio::post(io_, [this] { scan_later(); });
+            };
+            node->pool.back()->start();
+        }
+        nodes_.push_back(std::move(node));
+    }
 }
 
 std::shared_ptr<Connection> Cluster::connection(const ServerAddress& address, std::size_t pick) {
@@ -188,13 +102,10 @@ void Cluster::send_to(const ServerAddress& master, std::string_view encoded, Rep
     connection(master, 0)->submit(encoded, std::move(handler));
 }
 
-std::uint16_t Cluster::owner_index_locked(std::size_t slot) const {
-    std::uint16_t index = slot < cluster_slots ? slots_[slot] : no_node;
-    // No master known for the slot: any node answers MOVED with the right one.
-    for (std::size_t s = 0; index == no_node && s < cluster_slots; s += 1024) index = slots_[s];
-    if (index == no_node) index = 0;
-    if (index >= nodes_.size()) throw std::out_of_range("holdfast: the cluster's slot map names no node");
-    return index;
+ClusterMap::Node Cluster::owner_index_locked(std::size_t slot) const {
+    const auto index = map_.route(slot);
+    if (!index) throw std::out_of_range("holdfast: the cluster's slot map names no node");
+    return *index;
 }
 
 ServerAddress Cluster::owner(std::size_t slot) const {
@@ -204,13 +115,8 @@ ServerAddress Cluster::owner(std::size_t slot) const {
 
 std::vector<ServerAddress> Cluster::masters() const {
     std::lock_guard lock(mutex_);
-    std::vector<bool> seen(nodes_.size());
     std::vector<ServerAddress> result;
-    for (auto index : slots_)
-        if (index != no_node && !seen[index]) {
-            seen[index] = true;
-            result.push_back(nodes_[index]->address);
-        }
+    for (const auto index : map_.masters()) result.push_back(map_.address(index));
     return result;
 }
 
@@ -246,14 +152,8 @@ void Cluster::discover() {
 
 bool Cluster::apply(const std::vector<SlotRange>& ranges) {
     std::lock_guard lock(mutex_);
-    std::array<std::uint16_t, cluster_slots> slots;
-    slots.fill(no_node);
-    for (const auto& range : ranges) {
-        const auto index = node_index_locked(range.master);
-        for (std::size_t s = range.first; s <= range.last; ++s) slots[s] = index;
-    }
-    const bool changed = slots != slots_;
-    slots_ = slots;
+    const bool changed = map_.assign(ranges);
+    connect_new_nodes_locked();
     return changed;
 }
 
@@ -321,13 +221,13 @@ void Cluster::on_reply(const std::shared_ptr<Request>& request, Failure error, R
         return request->handler(error, Reply{});
     }
     if (request->redirects < max_redirects)
-        if (auto redirect = redirect_of(reply)) {
+        if (auto redirect = parse_redirect(reply, node)) {
             ++request->redirects;
-            if (redirect->node.host.empty()) redirect->node.host = node.host;
             if (redirect->moved) {
                 {
                     std::lock_guard lock(mutex_);
-                    slots_[redirect->slot] = node_index_locked(redirect->node);
+                    map_.apply_redirect(*redirect);
+                    connect_new_nodes_locked();
                 }
                 refresh();
             }
@@ -456,8 +356,8 @@ void Cluster::scan_later() {
     bool master_down = false;
     {
         std::lock_guard lock(mutex_);
-        for (auto index : slots_)
-            if (index != no_node && nodes_[index]->down) {
+        for (const auto index : map_.masters())
+            if (nodes_[index]->down) {
                 master_down = true;
                 break;
             }

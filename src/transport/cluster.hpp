@@ -1,10 +1,10 @@
-// Redis Cluster routing: the slot map, one connection pool per master, MOVED and ASK.
-// It routes bytes "for key K" to the master serving K's slot; it knows nothing of locks.
+// Redis Cluster routing: one connection pool per master, MOVED and ASK followed, the map read
+// again. It routes bytes "for key K" to the master serving K's slot; it knows nothing of locks.
+// What the map says and how replies change it is ClusterMap's (cluster_map.hpp).
 #pragma once
 
 #include <asio.hpp>
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -18,34 +18,10 @@
 #include <vector>
 
 #include "holdfast/config.hpp"
+#include "transport/cluster_map.hpp"
 #include "transport/connection.hpp"
 
 namespace holdfast::detail {
-
-inline constexpr std::size_t cluster_slots = 16384;
-
-/// CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with.
-std::uint16_t crc16(std::string_view data);
-
-/// The slot of `key`: of its hash tag (what is between the first '{' and the
-/// next '}', if not empty), else of the whole key.
-std::size_t key_slot(std::string_view key);
-
-/// A -MOVED or -ASK error reply: where the slot is (moved) or is being moved (ask).
-struct Redirect {
-    bool moved = false;
-    std::size_t slot = 0;
-    ServerAddress node;
-};
-std::optional<Redirect> redirect_of(const Reply& reply);
-
-/// The masters of CLUSTER SLOTS' reply, one per slot range; an empty host
-/// means the node that answered (`asked`). Empty if the reply is not a map.
-struct SlotRange {
-    std::size_t first = 0, last = 0;
-    ServerAddress master;
-};
-std::vector<SlotRange> parse_cluster_slots(const Reply& reply, const ServerAddress& asked);
 
 /// Thread safety: send() and owner() from any thread; refresh(), stop_now()
 /// and the callbacks on the event loop thread; discover() on any other thread.
@@ -96,7 +72,6 @@ private:
         // Its connection was lost and is not back: it may be failing over.
         bool down = false;
     };
-    static constexpr std::uint16_t no_node = 0xffff;
     static constexpr int max_redirects = 5;
     // TRYAGAIN: a script's keys are split between the two nodes of a slot
     // being migrated; it goes again (by the map) until the move ends, for
@@ -117,9 +92,11 @@ private:
     /// A reply (or failure) of a request route() sent: redirects, retries, else the caller's handler.
     void on_reply(const std::shared_ptr<Request>& request, Failure error, Reply reply);
     /// The node's entry, connected on first use; mutex_ held.
-    std::uint16_t node_index_locked(const ServerAddress& address);
-    /// The node serving `slot` (any node if none does); mutex_ held.
-    std::uint16_t owner_index_locked(std::size_t slot) const;
+    ClusterMap::Node node_index_locked(const ServerAddress& address);
+    /// Connects the nodes map_ has come to know since; mutex_ held.
+    void connect_new_nodes_locked();
+    /// Where a command for `slot` goes (map_.route()); mutex_ held.
+    ClusterMap::Node owner_index_locked(std::size_t slot) const;
     std::shared_ptr<Connection> connection(const ServerAddress& address, std::size_t pick);
     bool apply(const std::vector<SlotRange>& ranges);
     void read_map(std::size_t attempt);
@@ -135,9 +112,9 @@ private:
 
     asio::steady_timer parked_timer_;
 
-    mutable std::mutex mutex_;  // guards nodes_, slots_, parked_ and parked_armed_
-    std::vector<std::unique_ptr<Node>> nodes_;  // never shrinks: indexes stay valid
-    std::array<std::uint16_t, cluster_slots> slots_;
+    mutable std::mutex mutex_;  // guards map_, nodes_, parked_ and parked_armed_
+    ClusterMap map_;
+    std::vector<std::unique_ptr<Node>> nodes_;  // map_'s nodes, at their numbers: indexes stay valid
     bool sharded_pubsub_ = false;
     // Requests waiting for route_later()'s timer, a queue per slot
     // (cluster_slots: keyless) in the order they came; stop_now() fails them.

@@ -10,55 +10,19 @@
 
 namespace holdfast::detail {
 
-Transport::Transport(const Config& config) : config_(config), work_(asio::make_work_guard(io_)) {
-    if (config_.topology == Topology::cluster) {
-        start_cluster();
-        return;
-    }
-    for (std::size_t i = 0; i < config_.pool_size(); ++i) connections_.push_back(std::make_shared<Connection>(io_, config_));
-    auto pubsub = std::make_shared<Connection>(io_, config_);
-    subscriber_ = std::make_unique<Subscriber>(io_, pubsub, config_.timeout);
-    if (config_.topology == Topology::sentinel) follow_sentinels(pubsub);
-    for (auto& c : connections_) c->start();
-    pubsub->start();
-    thread_ = std::thread([this] { io_.run(); });
-}
-
-// The slot map is read before the constructor returns, so that the first
-// command goes to the right master and shards_channel() is settled.
-void Transport::start_cluster() {
-    cluster_ = std::make_unique<Cluster>(io_, config_);
+Transport::Transport(const Config& config)
+    : config_(config), work_(asio::make_work_guard(io_)), router_(make_router(io_, config_)) {
     thread_ = std::thread([this] { io_.run(); });
     try {
-        cluster_->discover();
+        router_->start();
     } catch (...) {
         asio::post(io_, [this] {
-            cluster_->stop_now();
+            router_->stop_now();
             io_.stop();
         });
         thread_.join();
         throw;
     }
-    // As Redisson's shardedSubscriptionMode AUTO: sharded where the cluster has it.
-    sharded_ = config_.sharded_subscription == ShardedSubscription::on ||
-               (config_.sharded_subscription == ShardedSubscription::automatic &&
-                cluster_->supports_sharded_pubsub());
-    Subscriber::Routing routing;
-    // Classic PUBLISH reaches every node: one connection, to one master, does.
-    routing.node_of = [this](const std::string& channel, bool sharded) {
-        return cluster_->owner(sharded ? key_slot(channel) : 0);
-    };
-    routing.connect = [this](const ServerAddress& node) {
-        return std::make_shared<Connection>(io_, cluster_->node_config(node));
-    };
-    routing.lost = [this] { cluster_->refresh(); };
-    std::promise<void> made;
-    asio::post(io_, [&] {
-        subscriber_ = std::make_unique<Subscriber>(io_, std::move(routing), config_.timeout);
-        cluster_->on_refreshed = [this] { subscriber_->relocate(); };
-        made.set_value();
-    });
-    made.get_future().get();
 }
 
 Transport::~Transport() { shutdown(); }
@@ -81,10 +45,7 @@ void Transport::shutdown() {
         // the way out (a fair waiter leaving its queue); then those commands
         // and everything else in flight fail with the connections.
         for (auto& waiter : waiting) waiter->on_closed();
-        for (auto& c : connections_) c->stop_now();
-        if (cluster_) cluster_->stop_now();
-        subscriber_->stop_now();
-        if (sentinels_) sentinels_->stop_now();
+        router_->stop_now();
         io_.stop();
     });
     thread_.join();
@@ -103,41 +64,10 @@ void Transport::remove_waiter(const ChannelListener* waiter) {
 }
 
 bool Transport::shards_channel(std::string_view key, std::string_view channel) const {
-    return sharded_ && key_slot(key) == key_slot(channel);
+    return router_->shards_channel(key, channel);
 }
 
-std::size_t Transport::shard_of(std::string_view key) const {
-    if (cluster_) return key_slot(key);
-    return std::hash<std::string_view>{}(key) % connections_.size();
-}
-
-void Transport::follow_sentinels(const std::shared_ptr<Connection>& pubsub) {
-    sentinels_ = std::make_shared<Sentinels>(io_, config_);
-    // Asked once here, on this thread (the loop thread starts later), so a
-    // wrong master name or unreachable sentinels fail the Client's construction.
-    bool answered = false;
-    std::exception_ptr failure;
-    sentinels_->locate([&](std::exception_ptr error, ServerAddress) {
-        failure = std::move(error);
-        answered = true;
-    });
-    while (!answered) io_.run_one();
-    if (failure) std::rethrow_exception(failure);
-    auto all = connections_;
-    all.push_back(pubsub);
-    for (auto& c : all) c->locate = [sentinels = sentinels_](LocateHandler done) { sentinels->locate(std::move(done)); };
-    // Weak: the connections hold the sentinels (their locator), not the reverse.
-    std::vector<std::weak_ptr<Connection>> followers(all.begin(), all.end());
-    sentinels_->watch([followers, master = config_.sentinel_master](const ServerAddress& now) {
-        for (auto& weak : followers)
-            if (auto c = weak.lock()) c->drop_unless(now, "failover: the sentinels moved master " + master + " to " + now.name());
-    });
-}
-
-Connection& Transport::writer_of(std::string_view key) {
-    if (cluster_) return *cluster_->connection_for(key);
-    return connection_for(key);
-}
+std::size_t Transport::shard_of(std::string_view key) const { return router_->shard_of(key); }
 
 void Transport::sync_replicas(std::string_view key, std::function<void(Failure, ReplicaAck)> done) {
     Connection& connection = writer_of(key);
@@ -156,27 +86,15 @@ void Transport::sync_replicas(std::string_view key, std::function<void(Failure, 
                       config_.replica_sync_timeout);
 }
 
-Connection& Transport::connection_for(std::string_view key) { return *connections_[shard_of(key)]; }
-
 void Transport::execute(std::string_view key, const std::vector<std::string_view>& args, ReplyHandler handler) {
-    if (cluster_) return cluster_->send(key, encode_command(args), std::move(handler));
-    connection_for(key).submit(encode_command(args), std::move(handler));
+    dispatch(key, encode_command(args), std::move(handler));
 }
 
-std::vector<ServerAddress> Transport::masters() const {
-    if (cluster_) return cluster_->masters();
-    return {ServerAddress{config_.server_name(), 0}};
-}
+std::vector<ServerAddress> Transport::masters() const { return router_->masters(); }
 
 void Transport::execute_on(const ServerAddress& master, const std::vector<std::string_view>& args,
                            ReplyHandler handler) {
-    if (cluster_) return cluster_->send_to(master, encode_command(args), std::move(handler));
-    connection_for({}).submit(encode_command(args), std::move(handler));
-}
-
-void Transport::dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler) {
-    if (cluster_) return cluster_->send(key, std::string(encoded), std::move(handler));
-    connection_for(key).submit(encoded, std::move(handler));
+    router_->send_to(master, encode_command(args), std::move(handler));
 }
 
 void Transport::eval(const Script& requested, const std::vector<std::string_view>& keys,

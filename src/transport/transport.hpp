@@ -15,10 +15,9 @@
 #include <vector>
 
 #include "holdfast/config.hpp"
-#include "transport/cluster.hpp"
 #include "transport/connection.hpp"
+#include "transport/router.hpp"
 #include "transport/script.hpp"
-#include "transport/sentinel.hpp"
 #include "transport/subscriber.hpp"
 
 namespace holdfast::detail {
@@ -96,7 +95,7 @@ public:
     bool add_waiter(const std::shared_ptr<ChannelListener>& waiter);
     void remove_waiter(const ChannelListener* waiter);
 
-    Subscriber& subscriber() { return *subscriber_; }
+    Subscriber& subscriber() { return router_->subscriber(); }
     asio::io_context& loop() { return io_; }
     void run_on_loop(std::function<void()> fn) { asio::post(io_, std::move(fn)); }
     bool on_loop_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
@@ -104,26 +103,20 @@ public:
     const Config& config() const { return config_; }
 
 private:
-    Connection& connection_for(std::string_view key);
     /// Sends RESP bytes to the server (cluster: the master) serving `key`.
-    void dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler);
-    void start_cluster();
-    /// Topology::sentinel: connections find the master through the sentinels
-    /// and leave it when they name another (Sentinels::watch). Throws if no
-    /// sentinel names it.
-    void follow_sentinels(const std::shared_ptr<Connection>& pubsub);
+    void dispatch(std::string_view key, std::string_view encoded, ReplyHandler handler) {
+        router_->send(key, encoded, std::move(handler));
+    }
     /// The connection a command for `key` is written on (one server or a
     /// cluster master): a WAIT there covers the writes before it.
-    Connection& writer_of(std::string_view key);
+    Connection& writer_of(std::string_view key) { return router_->connection_for(key); }
 
     Config config_;
     asio::io_context io_;
     asio::executor_work_guard<asio::io_context::executor_type> work_;
-    std::vector<std::shared_ptr<Connection>> connections_;  // one server
-    std::unique_ptr<Cluster> cluster_;                      // a cluster
-    bool sharded_ = false;
-    std::unique_ptr<Subscriber> subscriber_;
-    std::shared_ptr<Sentinels> sentinels_;
+    // The topology's one home: one server, behind sentinels, or a cluster.
+    // After io_: destroyed before it.
+    std::unique_ptr<Router> router_;
     std::mutex waiters_mutex_;
     bool closing_ = false;
     // Set as shutdown begins: what is sent on the way out (a fair waiter

@@ -19,21 +19,6 @@
 namespace holdfast::testing {
 namespace {
 
-TEST(ClusterSlots, Crc16AndHashTags) {
-    EXPECT_EQ(detail::crc16("123456789"), 0x31C3);  // the XMODEM check value
-    EXPECT_EQ(detail::key_slot("foo"), 12182u);     // as CLUSTER KEYSLOT says
-    EXPECT_EQ(detail::key_slot("{user1000}.following"), detail::key_slot("user1000"));
-    EXPECT_EQ(detail::key_slot("redisson_lock__channel:{orders}"), detail::key_slot("orders"));
-    EXPECT_EQ(detail::key_slot("foo{}{bar}"), detail::key_slot("foo{}{bar}"));  // empty tag: the whole key
-    EXPECT_NE(detail::key_slot("foo{}{bar}"), detail::key_slot("bar"));
-    auto moved = detail::redirect_of({detail::Reply::Type::error, 0, "MOVED 3999 127.0.0.1:6381", {}});
-    ASSERT_TRUE(moved);
-    EXPECT_TRUE(moved->moved);
-    EXPECT_EQ(moved->slot, 3999u);
-    EXPECT_EQ(moved->node.name(), "127.0.0.1:6381");
-    EXPECT_FALSE(detail::redirect_of({detail::Reply::Type::error, 0, "ERR no", {}}));
-}
-
 class ClusterTest : public ::testing::Test {
 protected:
     void SetUp() override { cluster = std::make_unique<support::RedisCluster>(3); }
