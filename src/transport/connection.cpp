@@ -409,12 +409,13 @@ void Connection::send_handshake() {
     // Whether the user may run everything, so scripts need not check its
     // rights (Transport::eval). Not on a subscriber. First whether it may ask
     // (a refused ACL GETUSER would fill the operator's ACL LOG; a script's
-    // check logs nothing); the answer asks (ask_rights).
+    // check logs nothing; EVAL_RO, as it writes nothing, and so that it is
+    // not counted with the primitives' script calls); the answer asks (ask_rights).
     const bool asks_rights = !is_push;
     const std::size_t rights_at = commands.size();
     if (asks_rights)
         commands.push_back(encode_command(
-            {"EVAL", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
+            {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
     if (asks_role) commands.push_back(encode_command({"ROLE"}));
     role_checked_ = Clock::now();
     handshake_replies_ = static_cast<int>(commands.size());
