@@ -43,6 +43,13 @@ bool asks_for_json(int argc, char** argv) {
     return false;
 }
 
+// Exit 69 (EX_UNAVAILABLE): no usable server, whatever the reason; retrying
+// with the same URL may help only for the first three.
+bool unavailable(const std::error_code& code) {
+    return code == errc::not_connected || code == errc::connection_lost || code == errc::reply_timeout ||
+           code == errc::auth_refused || code == errc::tls_failed || code == errc::protocol_error;
+}
+
 }  // namespace
 }  // namespace holdfast::cli
 
@@ -73,8 +80,9 @@ int main(int argc, char** argv) {
         return cli::unlock(options.global, options.unlock);
     } catch (const cli::UsageError& e) {
         return cli::fail(cli::exit_code::usage, e.what());
-    } catch (const holdfast::ConnectionError& e) {
-        return cli::fail(cli::exit_code::unavailable, cli::describe(e));
+    } catch (const holdfast::Error& e) {
+        return cli::fail(cli::unavailable(e.code()) ? cli::exit_code::unavailable : cli::exit_code::failure,
+                         cli::describe(e));
     } catch (const std::exception& e) {
         return cli::fail(cli::exit_code::failure, cli::describe(e));
     }

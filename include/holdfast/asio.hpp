@@ -1,7 +1,8 @@
 // holdfast's waits and releases as Asio asynchronous operations: any
 // completion token (asio::use_awaitable, asio::use_future, deferred, a
-// callback) and per-operation cancellation through Asio's cancellation slots.
-// Header-only, over the callback forms; needs standalone Asio (docs/async.md).
+// callback), per-operation cancellation through Asio's cancellation slots, and
+// std::error_code completions through with_error_code(token). Header-only,
+// over the callback forms; needs standalone Asio (docs/async.md).
 #pragma once
 
 #include <asio/associated_cancellation_slot.hpp>
@@ -25,6 +26,7 @@
 #include <utility>
 
 #include "holdfast/count_down_latch.hpp"
+#include "holdfast/errors.hpp"
 #include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/lock_group.hpp"
@@ -33,7 +35,64 @@
 
 namespace holdfast {
 
+/// A completion token given to a holdfast adapter as with_error_code(token):
+/// the operation completes with std::error_code where it would give
+/// std::exception_ptr (void(std::error_code, bool) for async_try_lock, ...), so
+/// asio::redirect_error, asio::as_tuple and any handler taking an error_code
+/// work as with Asio's own operations. The code is the error's code()
+/// (holdfast::errc, docs/errors.md), or asio::error::operation_aborted when
+/// cancelled; the message is not carried: the std::exception_ptr form has it.
+template <class Token>
+struct with_error_code_t {
+    Token token;
+};
+
+template <class Token>
+with_error_code_t<std::decay_t<Token>> with_error_code(Token&& token) {
+    return {std::forward<Token>(token)};
+}
+
 namespace asio_detail {
+
+template <class Token>
+struct error_code_form : std::false_type {};
+template <class Token>
+struct error_code_form<with_error_code_t<Token>> : std::true_type {};
+
+/// void(std::exception_ptr, R...) as void(std::error_code, R...).
+template <class Signature>
+struct with_code;
+template <class... Results>
+struct with_code<void(std::exception_ptr, Results...)> {
+    using type = void(std::error_code, Results...);
+};
+
+/// The code of what a callback form completed with: a holdfast::Error's, or a
+/// cancellation's (std::system_error); nothing else comes.
+inline std::error_code code_of(const std::exception_ptr& error) {
+    if (!error) return {};
+    try {
+        std::rethrow_exception(error);
+    } catch (const Error& e) {
+        return e.code();
+    } catch (const std::system_error& e) {
+        return e.code();
+    } catch (...) {
+        return std::make_error_code(std::errc::io_error);
+    }
+}
+
+/// The handler as the finish steps call it, with a std::exception_ptr; in the
+/// error_code form (`codes`), it hands the handler the code instead.
+template <bool codes, class Handler>
+auto completing(Handler handler) {
+    if constexpr (codes)
+        return [handler = std::move(handler)](std::exception_ptr error, auto&&... results) mutable {
+            std::move(handler)(code_of(error), std::forward<decltype(results)>(results)...);
+        };
+    else
+        return handler;
+}
 
 /// What a wait cancelled through its slot completes with.
 inline std::exception_ptr aborted() {
@@ -63,9 +122,12 @@ struct Pending {
 /// Starts `start(stop_token, completion)` and completes the handler on its
 /// own executor (inline on the loop thread for a plain callback) through
 /// `finish(handler, cancelled, error, results...)`. `cancellable`: the slot's
-/// cancellation (any type: a stopped wait leaves nothing behind) requests the stop.
+/// cancellation (any type: a stopped wait leaves nothing behind) requests the
+/// stop. `Signature` has a std::exception_ptr first; with_error_code(token)
+/// makes it a std::error_code.
 template <class Signature, class Token, class Start, class Finish>
 auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
+    constexpr bool codes = error_code_form<std::decay_t<Token>>::value;
     auto initiation = [cancellable, start = std::move(start), finish = std::move(finish)](auto handler) mutable {
         using Handler = decltype(handler);
         auto pending = std::make_shared<Pending<Handler>>(std::move(handler));
@@ -77,8 +139,8 @@ auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
         start(pending->stop.get_token(), [pending, finish](std::exception_ptr error, auto... results) {
             auto complete = [pending, finish, error, results...]() mutable {
                 asio::get_associated_cancellation_slot(pending->handler).clear();
-                finish(std::move(pending->handler), pending->stop.stop_requested(), std::move(error),
-                       std::move(results)...);
+                finish(completing<codes>(std::move(pending->handler)), pending->stop.stop_requested(),
+                       std::move(error), std::move(results)...);
             };
             // A handler with no executor of its own (a plain callback) runs
             // here, inline on the loop thread, so that what it throws reaches
@@ -88,7 +150,11 @@ auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
             else asio::dispatch(pending->work, std::move(complete));
         });
     };
-    return asio::async_initiate<Token, Signature>(std::move(initiation), token);
+    if constexpr (codes)
+        return asio::async_initiate<decltype(token.token), typename with_code<Signature>::type>(std::move(initiation),
+                                                                                              token.token);
+    else
+        return asio::async_initiate<Token, Signature>(std::move(initiation), token);
 }
 
 /// Completes a wait without a deadline: only a cancellation ends it untaken.

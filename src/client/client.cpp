@@ -10,8 +10,8 @@ Client::Client(const Config& config) : core_(std::make_unique<detail::ClientCore
     // Fail here, naming the server, rather than at the first lock.
     auto ready = std::make_shared<std::promise<void>>();
     auto done = ready->get_future();
-    core_->transport.execute({}, {"PING"}, [ready](std::exception_ptr error, detail::Reply) {
-        if (error) ready->set_exception(error);
+    core_->transport.execute({}, {"PING"}, [ready](detail::Failure error, detail::Reply) {
+        if (error) ready->set_exception(error.exception());
         else ready->set_value();
     });
     done.get();

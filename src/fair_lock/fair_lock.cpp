@@ -59,7 +59,7 @@ public:
                                        {owner, budget_ms, std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                         detail::lock_channel(name)},
                                        name,
-                                       "leave the queue of", [done](std::exception_ptr, detail::Reply) { done(); });
+                                       "leave the queue of", [done](detail::Failure, detail::Reply) { done(); });
             };
         return request;
     }

@@ -10,6 +10,7 @@
 #include "lock/kind.hpp"
 #include "primitive/blocking.hpp"
 #include "primitive/call.hpp"
+#include "primitive/count.hpp"
 #include "primitive/names.hpp"
 
 namespace holdfast {
@@ -30,12 +31,12 @@ public:
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),
                                     std::string(core.transport.publish_command(name, detail::lock_channel(name)))},
-                                   name, "lock", [report](std::exception_ptr error, detail::Reply reply) {
+                                   name, "lock", [report](detail::Failure error, detail::Reply reply) {
                                        if (error) return report(detail::Attempt::failed(std::move(error)));
                                        if (!reply.is_array() || reply.elements.size() != 2)
-                                           return report(detail::Attempt::failed(std::make_exception_ptr(
-                                               ServerError("holdfast: unexpected reply to a fenced lock acquire: " +
-                                                           reply.describe()))));
+                                           return report(detail::Attempt::failed(
+                                               {errc::server_error, "holdfast: unexpected reply to a fenced lock "
+                                                                    "acquire: " + reply.describe()}));
                                        if (reply.elements[0].integer == -1)
                                            return report(detail::Attempt::acquired(reply.elements[1].integer));
                                        report(detail::Attempt::refused(reply.elements[0].integer));
@@ -107,18 +108,15 @@ std::int64_t FencedLock::token() const {
     auto& transport = LockAccess::core(*this).transport;
     detail::refuse_loop_thread(transport);  // it would wait for its own reply
     detail::BlockingResult<std::int64_t> result;
-    transport.execute(key, {"GET", key}, [&result, &transport, key](std::exception_ptr error, detail::Reply reply) {
-        std::int64_t value = 0;
+    transport.execute(key, {"GET", key}, [&result, &transport, key](detail::Failure error, detail::Reply reply) {
         if (!error && reply.is_error())
-            error = std::make_exception_ptr(ServerError("holdfast: reading fencing token '" + key + "' failed on " +
-                                                        transport.config().server_name() + ": " + reply.str));
-        if (!error && !reply.is_nil()) {
-            const auto [end, ec] = std::from_chars(reply.str.data(), reply.str.data() + reply.str.size(), value);
-            if (ec != std::errc() || end != reply.str.data() + reply.str.size())
-                error = std::make_exception_ptr(WrongTypeError("holdfast: fencing token key '" + key + "' holds '" +
-                                                               reply.str + "', not a token counter"));
-        }
-        result.set(std::move(error), value);
+            error = detail::Failure::server(std::string(reply.code()), "holdfast: reading fencing token '" + key +
+                                                                           "' failed on " +
+                                                                           transport.config().server_name() + ": " +
+                                                                           reply.str);
+        const auto value = error ? std::optional<std::int64_t>(0) : detail::count_in(reply);
+        if (!value) error = detail::not_a_count(transport, reply, key, "fencing token counter");
+        result.set(std::move(error), value.value_or(0));
     });
     return result.get();
 }

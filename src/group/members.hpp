@@ -1,18 +1,18 @@
 // What MultiLock and RedLock say about their members.
 #pragma once
 
-#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "errors/failure.hpp"
 #include "holdfast/lock.hpp"
 
 namespace holdfast::detail {
 
 /// One member's answer to an acquire attempt.
 struct Took {
-    std::exception_ptr error;
+    Failure error;
     bool acquired = false;
 };
 

@@ -4,13 +4,11 @@
 #include <memory>
 #include <optional>
 
-#include "common/is_error.hpp"
 #include "common/message_of.hpp"
 #include "common/quoted.hpp"
 #include "core/client_core.hpp"
 #include "hold/contained.hpp"
 #include "hold/hold.hpp"
-#include "holdfast/errors.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/channel_listener.hpp"
@@ -44,11 +42,11 @@ constexpr auto replica_retry_pause = std::chrono::milliseconds(200);
 
 // No reply came: the command may have run. A refused AUTH or TLS handshake
 // means nothing was sent.
-bool outcome_unknown(const std::exception_ptr& error) {
-    return is<ConnectionError>(error) && !is<AuthError>(error) && !is<TlsError>(error);
+bool outcome_unknown(const Failure& error) {
+    return is_unanswered(error.code()) && !error.is(errc::auth_refused) && !error.is(errc::tls_failed);
 }
 
-void finish(ClientCore& core, Acquiring& a, std::exception_ptr error, bool acquired, std::int64_t token) {
+void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::int64_t token) {
     const HoldId& hold = a.hold;
     // Recorded before the caller learns it holds it, so renewal never lags.
     if (!error && acquired) {
@@ -80,13 +78,10 @@ public:
     Pause(ClientCore& core, std::shared_ptr<Acquiring> a) : core_(core), a_(std::move(a)) {}
     void on_subscribed() override {}
     void on_message(std::string_view) override {}
-    void on_refused(std::exception_ptr) override {}
+    void on_refused(const Failure&) override {}
     void on_closed() override {
         a_->pause->cancel();
-        finish(core_, *a_,
-               std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down; stopped waiting for " +
-                                                       a_->hold.subject())),
-               false, 0);
+        finish(core_, *a_, client_closed("; stopped waiting for " + a_->hold.subject()), false, 0);
     }
 
 private:
@@ -97,7 +92,7 @@ private:
 // Replicas did not confirm what the attempt took (a failover under way, say),
 // and it was given back. A wait with time left goes on, as after any other
 // refusal; one without (a try, a deadline passed) fails with the error.
-void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, std::exception_ptr error) {
+void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, Failure error) {
     const auto& deadline = a->request.deadline;
     const bool may_wait = !deadline || *deadline > Clock::now() + replica_retry_pause;
     if (!may_wait || a->request.stop.stop_requested()) {
@@ -116,13 +111,13 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
 
 void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
     detail::acquire(core.transport, core.wait_queues, AcquireRequest(a->request),
-                    [&core, a](std::exception_ptr error, bool acquired, std::int64_t token) {
+                    [&core, a](Failure error, bool acquired, std::int64_t token) {
                         if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
                             return finish(core, *a, std::move(error), acquired, token);
                         // Replica sync (docs/deployments.md) before the caller learns it holds it.
                         sync_acquire(core.transport, a->hold.key, a->taken, a->request.give_back,
-                                     [&core, a, token](std::exception_ptr e) {
-                                         if (is<ReplicaSyncError>(e)) return refused_by_replicas(core, a, e);
+                                     [&core, a, token](Failure e) {
+                                         if (e.is(errc::replicas_unconfirmed)) return refused_by_replicas(core, a, e);
                                          finish(core, *a, e, !e, e ? 0 : token);
                                      });
                     });

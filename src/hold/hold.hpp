@@ -11,7 +11,6 @@
 #pragma once
 
 #include <chrono>
-#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -83,7 +82,7 @@ struct ReleaseSpec {
 /// error the checked forms throw (naming the hold, the server and what to do).
 struct ReleaseOutcome {
     ReleaseVerdict verdict = ReleaseVerdict::released;
-    std::exception_ptr error;
+    Failure error;
 };
 
 /// Runs the release pipeline; `done` runs once on the loop thread. A failed

@@ -5,12 +5,9 @@
 #include <memory>
 #include <optional>
 
-#include "common/is_error.hpp"
-#include "common/message_of.hpp"
 #include "common/quoted.hpp"
 #include "core/client_core.hpp"
 #include "hold/hold.hpp"
-#include "holdfast/errors.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
 
@@ -31,27 +28,10 @@ struct Releasing {
     std::chrono::steady_clock::time_point retry_until;
 };
 
-// `error` again, of the same kind, with `more` added to its message.
-std::exception_ptr adding(const std::exception_ptr& error, const std::string& more) {
-    try {
-        std::rethrow_exception(error);
-    } catch (const WrongTypeError& e) {
-        return std::make_exception_ptr(WrongTypeError(e.what() + more));
-    } catch (const ServerError& e) {
-        return std::make_exception_ptr(ServerError(e.what() + more));
-    } catch (const ReplyTimeoutError& e) {
-        return std::make_exception_ptr(ReplyTimeoutError(e.what() + more));
-    } catch (const ConnectionError& e) {
-        return std::make_exception_ptr(ConnectionError(e.what() + more));
-    } catch (const std::exception& e) {
-        return std::make_exception_ptr(ServerError(e.what() + more));
-    }
-}
-
 // What the checked forms throw for a release that did not release.
-std::exception_ptr failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const std::exception_ptr& error,
-                           std::optional<std::chrono::milliseconds> lost_for, bool server_held,
-                           const std::string& why_unconfirmed) {
+Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const Failure& error,
+                std::optional<std::chrono::milliseconds> lost_for, bool server_held,
+                const std::string& why_unconfirmed) {
     const std::string on = " on " + core.transport.config().server_name();
     const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
     const std::string unlock = hold.owner.empty() ? "release" : "unlock";
@@ -61,30 +41,31 @@ std::exception_ptr failure(ClientCore& core, const HoldId& hold, ReleaseVerdict 
     switch (verdict) {
         case ReleaseVerdict::released: return nullptr;
         case ReleaseVerdict::not_held:
-            return std::make_exception_ptr(NotOwnerError(
-                "holdfast: cannot " + unlock + " " + hold.subject() + on + ": " + by +
-                " does not hold it (never locked, already unlocked, or its lease ran out); unlock only what this "
-                "owner locked, and watch lease_lost_token() to learn when a hold is lost"));
+            return {errc::not_owner,
+                    "holdfast: cannot " + unlock + " " + hold.subject() + on + ": " + by +
+                        " does not hold it (never locked, already unlocked, or its lease ran out); unlock only what "
+                        "this owner locked, and watch lease_lost_token() to learn when a hold is lost"};
         case ReleaseVerdict::lost:
-            return std::make_exception_ptr(LeaseLostError(
-                "holdfast: " + hold.subject() + on + " was lost by " + by + " " +
-                std::to_string(lost_for ? lost_for->count() : 0) +
-                " ms before this unlock: no renewal was confirmed for a whole lease (the server unreachable, "
-                "paused or refusing), so another owner may have held it since; " +
-                (server_held ? "the unlock was carried out" : "the server no longer counted this hold") +
-                ". Watch lease_lost_token() to stop work when this happens, and fence writes (FencedLock) where a "
-                "late write must be refused"));
+            return {errc::lease_lost,
+                    "holdfast: " + hold.subject() + on + " was lost by " + by + " " +
+                        std::to_string(lost_for ? lost_for->count() : 0) +
+                        " ms before this unlock: no renewal was confirmed for a whole lease (the server unreachable, "
+                        "paused or refusing), so another owner may have held it since; " +
+                        (server_held ? "the unlock was carried out" : "the server no longer counted this hold") +
+                        ". Watch lease_lost_token() to stop work when this happens, and fence writes (FencedLock) "
+                        "where a late write must be refused"};
         case ReleaseVerdict::refused:
-            return adding(error, " (" + unlock + " of " + hold.subject() + " by " + by + " refused, nothing changed" +
-                                     unrenewed + ")");
+            return error.adding(" (" + unlock + " of " + hold.subject() + " by " + by + " refused, nothing changed" +
+                                unrenewed + ")");
         case ReleaseVerdict::unknown:
-            return adding(error, " (" + unlock + " of " + hold.subject() + " by " + by +
-                                     ": no reply, so whether it ran is unknown" + unrenewed + ")");
+            return error.adding(" (" + unlock + " of " + hold.subject() + " by " + by +
+                                ": no reply, so whether it ran is unknown" + unrenewed + ")");
         case ReleaseVerdict::unconfirmed:
-            return std::make_exception_ptr(ReplicaSyncError(
-                "holdfast: " + hold.subject() + " was released by " + by + " " + why_unconfirmed +
-                ", so a failover could bring the hold back until its lease ends; holdfast sends the release again, "
-                "to whichever master it reaches, until a replica confirms it or the lease is over (replica_sync)"));
+            return {errc::replicas_unconfirmed,
+                    "holdfast: " + hold.subject() + " was released by " + by + " " + why_unconfirmed +
+                        ", so a failover could bring the hold back until its lease ends; holdfast sends the release "
+                        "again, to whichever master it reaches, until a replica confirms it or the lease is over "
+                        "(replica_sync)"};
     }
     return nullptr;
 }
@@ -97,14 +78,14 @@ void report(ClientCore& core, const HoldId& hold, const ReleaseOutcome& outcome)
     event.name = hold.key;
     event.owner = hold.owner;
     event.server = core.transport.config().server_name();
-    event.detail = std::string(to_string(outcome.verdict)) + ": " + message_of(outcome.error);
+    event.detail = std::string(to_string(outcome.verdict)) + ": " + outcome.error.message();
     core.telemetry->tell(event);
 }
 
 // Releases, one at a time, the holds the server still counts for the owner
 // that no caller was told of; then `then`. A failure leaves them to the lease.
 void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
-    r->spec.send("0", [r, then = std::move(then)](std::exception_ptr error, Reply reply) mutable {
+    r->spec.send("0", [r, then = std::move(then)](Failure error, Reply reply) mutable {
         if (!error && r->spec.decode(reply) == ReleaseReply::still_held) return give_back_rest(r, std::move(then));
         then();
     });
@@ -119,17 +100,16 @@ void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
     r->retry.emplace(core.transport.loop(), core.transport.config().replica_sync_timeout);
     r->retry->async_wait([&core, r](asio::error_code ec) {
         if (ec) return;
-        r->spec.send("0", [&core, r](std::exception_ptr error, Reply) {
+        r->spec.send("0", [&core, r](Failure error, Reply) {
             if (error) return release_again(core, r);
-            core.transport.sync_replicas(r->spec.hold.key, [&core, r](std::exception_ptr error,
-                                                                      Transport::ReplicaAck ack) {
+            core.transport.sync_replicas(r->spec.hold.key, [&core, r](Failure error, Transport::ReplicaAck ack) {
                 if (unsynced(core.transport, error, ack)) release_again(core, r);
             });
         });
     });
 }
 
-void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const std::exception_ptr& error) {
+void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const Failure& error) {
     const HoldId& hold = r->spec.hold;
     // Read before the watchdog forgets the hold: a hold lost locally is told as such.
     const auto lost_for = core.watchdog.lost_for(hold.key, hold.field);
@@ -165,15 +145,14 @@ void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(Release
     // explicit lease keeps its deadline.
     const std::string lease_ms =
         core.watchdog.renews(hold.key, hold.field) ? std::to_string(core.watchdog.lease().count()) : "0";
-    r->spec.send(lease_ms, [&core, r](std::exception_ptr error, Reply reply) {
+    r->spec.send(lease_ms, [&core, r](Failure error, Reply reply) {
         // Every script checks and writes last, so an error reply changed nothing.
-        const ReleaseReply said = !error                         ? r->spec.decode(reply)
-                                  : is<ConnectionError>(error) ? ReleaseReply::no_reply
-                                                               : ReleaseReply::refused;
+        const ReleaseReply said = !error                        ? r->spec.decode(reply)
+                                  : is_unanswered(error.code()) ? ReleaseReply::no_reply
+                                                                : ReleaseReply::refused;
         if (error || !core.transport.syncs_replicas(r->spec.hold.key)) return conclude(core, r, said, error);
         // Replica sync: the caller learns of the release once replicas have it, or that none did.
-        core.transport.sync_replicas(r->spec.hold.key, [&core, r, said](std::exception_ptr error,
-                                                                        Transport::ReplicaAck ack) {
+        core.transport.sync_replicas(r->spec.hold.key, [&core, r, said](Failure error, Transport::ReplicaAck ack) {
             if (auto why = unsynced(core.transport, error, ack)) r->unconfirmed = "on master " + ack.master + ", but " + *why;
             conclude(core, r, said, nullptr);
         });

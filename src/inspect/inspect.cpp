@@ -235,9 +235,10 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
         do {
             const std::vector<std::string_view> scan{"SCAN", cursor, "MATCH", match, "COUNT", "1000"};
             const Reply page = detail::block<Reply>(transport, [&](auto done) {
-                transport.execute_on(master, scan, [done](std::exception_ptr error, Reply reply) mutable {
+                transport.execute_on(master, scan, [done](detail::Failure error, Reply reply) mutable {
                     if (!error && reply.is_error())
-                        error = std::make_exception_ptr(ServerError("holdfast: SCAN refused: " + reply.str));
+                        error = detail::Failure::server(std::string(reply.code()),
+                                                        "holdfast: SCAN refused: " + reply.str);
                     done(error, std::move(reply));
                 });
             });

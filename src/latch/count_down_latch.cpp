@@ -59,7 +59,7 @@ void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> do
         core.transport, scripts::latch_count_down, {name_},
         {std::string(zero_message), std::string(core.transport.publish_command(name_, latch_channel(name_))), latch_channel(name_)}, name_,
         "count down " + std::string(noun),
-        [&core, name = name_, done = std::move(done)](std::exception_ptr error, Reply) {
+        [&core, name = name_, done = std::move(done)](detail::Failure error, Reply) {
             if (error) return done(std::move(error));
             // Replica sync: waiters are told, and a failover should not close the latch again.
             detail::confirm_write(core, name, [done] { done(nullptr); });
@@ -88,19 +88,18 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token s
     request.wakes = every_waiter;
     request.attempt = [&core, name = name_](auto report) {
         core.transport.execute(name, {"GET", name},
-                               [&core, name, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                               [&core, name, report = std::move(report)](detail::Failure error, Reply reply) {
                                    if (error) return report(Attempt::failed(std::move(error)));
                                    if (reply.is_error())
                                        return detail::reply_error(
                                            core.transport, name, "await " + std::string(noun), reply,
-                                           [report](std::exception_ptr e) { report(Attempt::failed(std::move(e))); },
+                                           [report](detail::Failure e) { report(Attempt::failed(std::move(e))); },
                                            noun);
-                                   try {
-                                       const bool open = detail::stored_count(core.transport, reply, name, noun) <= 0;
-                                       report(open ? Attempt::acquired() : Attempt::refused(-1));
-                                   } catch (...) {
-                                       report(Attempt::failed(std::current_exception()));
-                                   }
+                                   const auto count = detail::count_in(reply);
+                                   if (!count)
+                                       return report(
+                                           Attempt::failed(detail::not_a_count(core.transport, reply, name, noun)));
+                                   report(*count <= 0 ? Attempt::acquired() : Attempt::refused(-1));
                                });
     };
     request.deadline = detail::deadline_after(wait);
@@ -110,7 +109,7 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token s
     spec.request = std::move(request);
     spec.writes = false;  // it only reads the count
     detail::acquire_hold(core, std::move(spec),
-                         [done = std::move(done)](std::exception_ptr error, bool opened, std::int64_t) {
+                         [done = std::move(done)](detail::Failure error, bool opened, std::int64_t) {
                              done(std::move(error), opened);
                          });
 }

@@ -4,24 +4,25 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
 
 #include "core/client_core.hpp"
+#include "errors/failure.hpp"
 #include "holdfast/lock.hpp"
 #include "lock/kind.hpp"
+#include "primitive/acquire.hpp"
 
 namespace holdfast::detail {
 
 struct LockAccess {
     using Duration = Lock::Duration;
-    /// Completion of an acquire: error, or whether taken and its fencing token.
-    using Acquired = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
-    /// Completion of a release: release()'s error, or none.
-    using Released = std::function<void(std::exception_ptr error)>;
+    /// Completion of an acquire: the failure, or whether taken and its fencing token.
+    using Acquired = AcquireHandler;
+    /// Completion of a release: the failure release() would throw, or none.
+    using Released = std::function<void(Failure error)>;
 
     /// Who keeps watch over a hold's lease: the client's watchdog (renewing a
     /// watchdog lease, and telling the holder when any lease lapses), or the

@@ -14,6 +14,7 @@
 #include "primitive/one_slot.hpp"
 #include "lock/access.hpp"
 #include "lock/kind.hpp"
+#include "primitive/script_call.hpp"
 
 namespace holdfast {
 
@@ -31,14 +32,12 @@ void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(c
 // refusal only if every field of the kind's holders holds a hold count.
 void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind, const std::string& name,
                          std::function<void(Attempt)> report) {
-    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](std::exception_ptr error,
-                                                                                 Reply reply) {
+    core.transport.execute(name, {"HGETALL", name}, [&core, &kind, name, report](detail::Failure error, Reply reply) {
         if (error) return report(Attempt::failed(error));
-        try {
-            kind.holders_in(reply.elements, core.transport.config().server_name(), name);
-        } catch (const WrongTypeError&) {
-            return report(Attempt::failed(std::current_exception()));
-        }
+        for (const detail::LockField& field : detail::lock_fields(reply.elements, kind.shares_key()))
+            if (field.role == kind.holds_as() && !detail::hold_count_in(field.value))
+                return report(Attempt::failed(
+                    detail::not_a_lock(core.transport.config().server_name(), name, field.name, field.value)));
         report(Attempt::refused(-1));
     });
 }
@@ -49,7 +48,7 @@ void ask(detail::ClientCore& core, const std::string& name, detail::LockKind::Qu
          Completion<T> done) {
     std::vector<std::string_view> args(question.command.begin(), question.command.end());
     detail::ask(core.transport, name, "query lock", args,
-                [answer = std::move(question.answer), done = std::move(done)](std::exception_ptr error, Reply reply) {
+                [answer = std::move(question.answer), done = std::move(done)](detail::Failure error, Reply reply) {
                     if (error) return done(std::move(error), T{});
                     T value{};
                     try {
@@ -90,7 +89,7 @@ void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Duration> 
     spec.request.deadline = detail::deadline_after(wait);
     spec.request.stop = std::move(stop);
     spec.request.give_back = [&core, kind, name, owner](std::function<void()> then) {
-        kind->release(core, name, owner, "0", [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+        kind->release(core, name, owner, "0", [then = std::move(then)](detail::Failure, Reply) { then(); });
     };
     // The caller's watch (RedLock) renews and judges its members itself.
     spec.keeping = {true, watch == Watch::watchdog, lease ? nullptr : &kind->renew(), ttl};
@@ -220,7 +219,7 @@ void Lock::async_extend_lease(std::string owner, Duration lease, Completion<bool
     if (core.watchdog.renews(name_, field)) lease = std::max(lease, core.watchdog.lease());
     detail::eval_reporting(core.transport, kind_->renew(), {name_}, {std::to_string(lease.count()), field}, name_,
                            "extend the lease of",
-                           [&core, name = name_, field, sent, lease, done = std::move(done)](std::exception_ptr error,
+                           [&core, name = name_, field, sent, lease, done = std::move(done)](detail::Failure error,
                                                                                             Reply reply) {
                                if (error) return done(std::move(error), false);
                                const bool held = reply.is_array() && !reply.elements.empty() &&
@@ -245,7 +244,7 @@ void Lock::async_force_unlock(Completion<bool> done) {
     auto& core = detail::core_of(*client_);
     kind_->force_unlock(core, name_,
                         [done = detail::contained(core, kind_->noun(), name_, std::move(done))](
-                            std::exception_ptr error, Reply reply) { done(error, !error && reply.integer == 1); });
+                            detail::Failure error, Reply reply) { done(error, !error && reply.integer == 1); });
 }
 
 bool Lock::force_unlock() {

@@ -49,8 +49,9 @@ private:
             locks_.size(), members,
             [self](std::size_t i, std::function<void(Took)> report) {
                 LockAccess::acquire(*self->locks_[i], self->owners_[i], Duration::zero(), self->lease_,
-                                    [report = std::move(report)](std::exception_ptr error, bool acquired,
-                                                                 std::int64_t) { report({std::move(error), acquired}); });
+                                    [report = std::move(report)](detail::Failure error, bool acquired, std::int64_t) {
+                                        report({std::move(error), acquired});
+                                    });
             },
             when_all_in<Took>, [self, held](Tally<Took> tally) { self->settle(held, tally); });
     }
@@ -58,7 +59,7 @@ private:
     void settle(std::optional<std::size_t> held, const Tally<Took>& tally) {
         std::vector<std::size_t> taken;
         if (held) taken.push_back(*held);
-        std::exception_ptr error;
+        detail::Failure error;
         std::optional<std::size_t> refused;
         for (std::size_t i = 0; i < tally.outcomes.size(); ++i) {
             const auto& outcome = tally.outcomes[i];
@@ -87,7 +88,7 @@ private:
         if (deadline_) wait = std::max(Duration::zero(), std::chrono::ceil<Duration>(*deadline_ - Clock::now()));
         LockAccess::acquire(
             *locks_[i], owners_[i], wait, lease_,
-            [self = shared_from_this(), i](std::exception_ptr error, bool acquired, std::int64_t) {
+            [self = shared_from_this(), i](detail::Failure error, bool acquired, std::int64_t) {
                 if (error || !acquired) return self->done_(std::move(error), false);
                 self->round(i);
             },
@@ -98,12 +99,12 @@ private:
     // lease (Lock::release has stopped renewing it): nothing else can be done.
     void release(std::vector<std::size_t> taken, std::function<void()> then) {
         auto self = shared_from_this();
-        detail::fan_out<std::exception_ptr>(
+        detail::fan_out<detail::Failure>(
             locks_.size(), taken,
-            [self](std::size_t i, std::function<void(std::exception_ptr)> report) {
+            [self](std::size_t i, std::function<void(detail::Failure)> report) {
                 LockAccess::release(*self->locks_[i], self->owners_[i], std::move(report));
             },
-            when_all_in<std::exception_ptr>, [then = std::move(then)](const Tally<std::exception_ptr>&) { then(); });
+            when_all_in<detail::Failure>, [then = std::move(then)](const Tally<detail::Failure>&) { then(); });
     }
 
     const std::vector<Lock*> locks_;
@@ -136,13 +137,13 @@ void MultiLock::acquire(Owners owners, std::optional<Duration> wait, std::option
 
 void MultiLock::start_release(Owners owners, Released done) {
     auto members = detail::members_of(locks());
-    detail::fan_out<std::exception_ptr>(
+    detail::fan_out<detail::Failure>(
         members.size(), detail::every_member(members.size()),
-        [&members, &owners](std::size_t i, std::function<void(std::exception_ptr)> report) {
+        [&members, &owners](std::size_t i, std::function<void(detail::Failure)> report) {
             LockAccess::release(*members[i], owners[i], std::move(report));
         },
-        when_all_in<std::exception_ptr>,
-        [watches = watches_, members, owners, done = std::move(done)](const Tally<std::exception_ptr>& tally) {
+        when_all_in<detail::Failure>,
+        [watches = watches_, members, owners, done = std::move(done)](const Tally<detail::Failure>& tally) {
             watches->forget(detail::owners_key(owners), member_tokens(members, owners));
             for (const auto& outcome : tally.outcomes)
                 if (*outcome) return done(*outcome);

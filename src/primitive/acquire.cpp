@@ -6,7 +6,6 @@
 #include <random>
 
 #include "common/quoted.hpp"
-#include "holdfast/errors.hpp"
 #include "primitive/acquire_machine.hpp"
 #include "primitive/names.hpp"
 #include "primitive/wait_queues.hpp"
@@ -73,7 +72,7 @@ public:
         return actions.took_wake;
     }
     void on_closed() override { run(machine_.closing(closing_error())); }
-    void on_refused(std::exception_ptr error) override { run(machine_.channel_refused(std::move(error))); }
+    void on_refused(const Failure& error) override { run(machine_.channel_refused(error)); }
 
 private:
     void run(const AcquireMachine::Actions& actions) {
@@ -142,10 +141,9 @@ private:
         done(outcome.error, outcome.acquired, outcome.token);
     }
 
-    std::exception_ptr closing_error() const {
-        return std::make_exception_ptr(ConnectionError(
-            "holdfast: the client is shutting down; stopped waiting" +
-            (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel))));
+    Failure closing_error() const {
+        return client_closed("; stopped waiting" +
+                             (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)));
     }
 
     // Counted among the waiters once it first waits.

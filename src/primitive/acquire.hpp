@@ -5,13 +5,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 
+#include "errors/failure.hpp"
 #include "primitive/wait_queue.hpp"
 
 namespace holdfast::detail {
@@ -33,7 +33,7 @@ struct Attempt {
     Outcome outcome = Outcome::failed;
     /// refused: the holder's remaining lease in ms (-1: no TTL, -2: gone meanwhile).
     long long ttl = -1;
-    std::exception_ptr error;
+    Failure error;
     /// acquired: the fencing token, where the primitive has one.
     std::int64_t token = 0;
     /// refused, but the refusal says nothing of the waiters behind this one (a
@@ -43,7 +43,7 @@ struct Attempt {
 
     static Attempt acquired(std::int64_t token = 0) { return {Outcome::acquired, 0, nullptr, token}; }
     static Attempt refused(long long ttl, bool pass_on = false) { return {Outcome::refused, ttl, nullptr, 0, pass_on}; }
-    static Attempt failed(std::exception_ptr e) { return {Outcome::failed, 0, std::move(e), 0}; }
+    static Attempt failed(Failure e) { return {Outcome::failed, 0, std::move(e), 0}; }
 };
 
 /// Redisson's lock channels: unlock_all_message wakes every waiter (a write
@@ -86,7 +86,7 @@ struct AcquireRequest {
 
 /// Completion: error set, or whether the primitive was acquired (with the
 /// attempt's token). Runs on the loop thread, after the operation left its channel.
-using AcquireHandler = std::function<void(std::exception_ptr error, bool acquired, std::int64_t token)>;
+using AcquireHandler = std::function<void(Failure error, bool acquired, std::int64_t token)>;
 
 /// Starts an acquire operation on the transport's loop (callable from any
 /// thread); a waiter joins its channel's queue in `queues`, the same client's.

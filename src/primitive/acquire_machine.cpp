@@ -157,7 +157,7 @@ AcquireMachine::Actions AcquireMachine::cancel_requested() {
     }
 }
 
-AcquireMachine::Actions AcquireMachine::channel_refused(std::exception_ptr error) {
+AcquireMachine::Actions AcquireMachine::channel_refused(Failure error) {
     subscribed_ = false;  // the subscriber let every listener of the channel go
     if (state_ == State::sleeping) return finish({std::move(error), false, 0}, 0);
     if (state_ == State::attempting || state_ == State::attempting_retry || state_ == State::attempting_woken) {
@@ -168,7 +168,7 @@ AcquireMachine::Actions AcquireMachine::channel_refused(std::exception_ptr error
     return {};
 }
 
-AcquireMachine::Actions AcquireMachine::closing(std::exception_ptr error) {
+AcquireMachine::Actions AcquireMachine::closing(Failure error) {
     if (state_ == State::leaving || state_ == State::done) return {};
     return finish({std::move(error), false, 0}, state_ == State::attempting_woken ? 1 : 0);
 }

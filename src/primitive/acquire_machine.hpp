@@ -9,7 +9,6 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <random>
 
@@ -77,7 +76,7 @@ public:
     };
 
     struct Outcome {
-        std::exception_ptr error;
+        Failure error;
         bool acquired = false;
         std::int64_t token = 0;
     };
@@ -92,9 +91,9 @@ public:
     Actions timer_fired(Clock::time_point now);
     Actions cancel_requested();
     /// The server refused to subscribe to the channel (`error` says which).
-    Actions channel_refused(std::exception_ptr error);
+    Actions channel_refused(Failure error);
     /// The client shuts down: no reply or message will come.
-    Actions closing(std::exception_ptr error);
+    Actions closing(Failure error);
     /// The give-up or give-back step is done.
     Actions left();
 
@@ -118,7 +117,7 @@ private:
     State state_ = State::idle;
     bool subscribed_ = false;    // resource: listening on the channel
     bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
-    std::exception_ptr refusal_; // failing: the channel's refusal
+    Failure refusal_; // failing: the channel's refusal
     Clock::time_point timer_at_{};
     long long backoff_ms_ = 0;
     std::minstd_rand random_;

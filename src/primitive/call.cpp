@@ -15,12 +15,12 @@ void refuse_loop_thread(Transport& transport) {
 }
 
 void ask(Transport& transport, const std::string& key, std::string what, const std::vector<std::string_view>& args,
-         std::function<void(std::exception_ptr, Reply)> done, std::string_view kind) {
+         std::function<void(Failure, Reply)> done, std::string_view kind) {
     transport.execute(key, args,
                       [&transport, key, what = std::move(what), kind = std::string(kind),
-                       done = std::move(done)](std::exception_ptr error, Reply reply) {
+                       done = std::move(done)](Failure error, Reply reply) {
                           if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
-                          auto fail = [done](std::exception_ptr e) { done(std::move(e), Reply{}); };
+                          auto fail = [done](Failure e) { done(std::move(e), Reply{}); };
                           reply_error(transport, key, what, reply, std::move(fail), kind);
                       });
 }

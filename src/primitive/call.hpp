@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "errors/failure.hpp"
 #include "primitive/blocking.hpp"
 #include "transport/reply.hpp"
 
@@ -30,7 +31,7 @@ void refuse_loop_thread(Transport& transport);
 /// reply as reply_error() describes it (`what` on `key`, where a `kind` of
 /// primitive was expected).
 void ask(Transport& transport, const std::string& key, std::string what, const std::vector<std::string_view>& args,
-         std::function<void(std::exception_ptr, Reply)> done, std::string_view kind = "lock");
+         std::function<void(Failure, Reply)> done, std::string_view kind = "lock");
 
 /// ask(), blocking for the reply; an error is thrown.
 Reply query(Transport& transport, const std::string& key, std::string what, const std::vector<std::string_view>& args,

@@ -2,7 +2,8 @@
 
 #include <charconv>
 
-#include "holdfast/errors.hpp"
+#include "common/quoted.hpp"
+#include "primitive/errors.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {
@@ -15,14 +16,21 @@ std::optional<std::int64_t> parse_count(std::string_view text) {
     return value;
 }
 
-std::int64_t stored_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind) {
+std::optional<std::int64_t> count_in(const Reply& reply) {
     if (reply.is_nil()) return 0;
     if (reply.is_integer()) return reply.integer;
-    if (const auto count = parse_count(reply.str)) return *count;
-    std::string shown = reply.str.size() > 40 ? reply.str.substr(0, 40) + "..." : reply.str;
-    throw WrongTypeError("holdfast: '" + key + "' on " + transport.config().server_name() + " is a string but not a " +
-                         std::string(kind) + ": it holds '" + shown +
-                         "', not a count; pick another name or delete the key");
+    return parse_count(reply.str);
+}
+
+Failure not_a_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind) {
+    return wrong_type({}, key, transport.config().server_name(), "a string " + quoted(reply.str) + " (not a count)",
+                      kind);
+}
+
+std::int64_t stored_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind) {
+    const auto count = count_in(reply);
+    if (!count) not_a_count(transport, reply, key, kind).raise();
+    return *count;
 }
 
 }  // namespace holdfast::detail

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "errors/failure.hpp"
 #include "transport/reply.hpp"
 
 namespace holdfast::detail {
@@ -16,9 +17,14 @@ class Transport;
 /// The decimal integer `text` holds, or nullopt if it holds anything else.
 std::optional<std::int64_t> parse_count(std::string_view text);
 
-/// The count in a GET reply on `key`: nil (no key) is 0. A string that is not
-/// a count means the key is not a `kind` ("semaphore"): WrongTypeError naming
-/// the key, the server and what the key holds.
+/// The count in a GET reply: nil (no key) is 0; nullopt for a string that is not a count.
+std::optional<std::int64_t> count_in(const Reply& reply);
+
+/// WrongTypeError: `key` holds `reply`, a string that is not a count, so it
+/// is not a `kind` ("semaphore"). Names the key, the server and what it holds.
+Failure not_a_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind);
+
+/// count_in(reply), or throws not_a_count().
 std::int64_t stored_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind);
 
 }  // namespace holdfast::detail

@@ -1,15 +1,13 @@
 #include "primitive/replica_sync.hpp"
 
-#include "common/message_of.hpp"
-#include "holdfast/errors.hpp"
 
 namespace holdfast::detail {
 
-std::optional<std::string> unsynced(const Transport& transport, const std::exception_ptr& error,
+std::optional<std::string> unsynced(const Transport& transport, const Failure& error,
                                     const Transport::ReplicaAck& ack) {
     if (ack.replicas == 0 || (!error && ack.acknowledged > 0)) return std::nullopt;
     const std::string within = " within " + std::to_string(transport.config().replica_sync_timeout.count()) + " ms (WAIT)";
-    std::string why = error              ? "the WAIT for its replicas failed (" + message_of(error) + ")"
+    std::string why = error              ? "the WAIT for its replicas failed (" + error.message() + ")"
                       : ack.replicas_lost ? "no replica acknowledged it" + within
                                           : "none of its " + std::to_string(ack.replicas) + " replica(s) acknowledged it" + within;
     if (ack.replicas_lost)
@@ -19,9 +17,9 @@ std::optional<std::string> unsynced(const Transport& transport, const std::excep
 }
 
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
-                  std::function<void(std::function<void()>)> give_back, std::function<void(std::exception_ptr)> done) {
+                  std::function<void(std::function<void()>)> give_back, std::function<void(Failure)> done) {
     transport.sync_replicas(key, [&transport, subject = std::move(subject), give_back = std::move(give_back),
-                                  done = std::move(done)](std::exception_ptr error, Transport::ReplicaAck ack) {
+                                  done = std::move(done)](Failure error, Transport::ReplicaAck ack) {
         const auto why = unsynced(transport, error, ack);
         if (transport.config().replica_sync != ReplicaSync::required || !why) return done(nullptr);
         const char* what_to_do = ack.replicas_lost
@@ -29,15 +27,16 @@ void sync_acquire(Transport& transport, const std::string& key, std::string subj
                                        "the master), or set replica_sync to wait to go on without them"
                                      : "Check the replicas (INFO replication on the master), or set replica_sync "
                                        "to wait to go on without them";
-        auto failure = std::make_exception_ptr(ReplicaSyncError(
-            "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
-            ", so a failover could lose it; it was given back (replica_sync = required). " + what_to_do));
+        const Failure failure(errc::replicas_unconfirmed,
+                              "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
+                                  ", so a failover could lose it; it was given back (replica_sync = required). " +
+                                  what_to_do);
         give_back([done, failure] { done(failure); });
     });
 }
 
 void sync_release(Transport& transport, const std::string& key, std::function<void()> done) {
-    transport.sync_replicas(key, [done = std::move(done)](std::exception_ptr, Transport::ReplicaAck) { done(); });
+    transport.sync_replicas(key, [done = std::move(done)](Failure, Transport::ReplicaAck) { done(); });
 }
 
 }  // namespace holdfast::detail

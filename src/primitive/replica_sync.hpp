@@ -4,7 +4,6 @@
 // under `required` once one was seen (Connection::replicas()).
 #pragma once
 
-#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -17,7 +16,7 @@ namespace holdfast::detail {
 /// replicas but none acknowledged the write, or it lost them (none listed,
 /// after some were: `required` still waits for one), or the WAIT failed.
 /// nullopt if it did not fall short.
-std::optional<std::string> unsynced(const Transport& transport, const std::exception_ptr& error,
+std::optional<std::string> unsynced(const Transport& transport, const Failure& error,
                                     const Transport::ReplicaAck& ack);
 
 /// After an acquire of `subject` (e.g. "lock 'orders'") whose key is `key`.
@@ -26,7 +25,7 @@ std::optional<std::string> unsynced(const Transport& transport, const std::excep
 /// naming the subject, the master and its replicas). Otherwise done(nullptr).
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
                   std::function<void(std::function<void()> then)> give_back,
-                  std::function<void(std::exception_ptr)> done);
+                  std::function<void(Failure)> done);
 
 /// After a release: WAIT as configured, then `done` whatever it found (the
 /// hold is gone on the master either way).

@@ -68,7 +68,7 @@ void WaitQueue::on_closed() {
     let_go([](Waiter& w) { w.on_closed(); });
 }
 
-void WaitQueue::on_refused(std::exception_ptr error) {
+void WaitQueue::on_refused(const Failure& error) {
     let_go([&error](Waiter& w) { w.on_refused(error); });
 }
 

@@ -63,7 +63,7 @@ public:
     /// Closed or refused, the subscriber let the queue go: the queue lets its
     /// waiters go, then tells each.
     void on_closed() override;
-    void on_refused(std::exception_ptr error) override;
+    void on_refused(const Failure& error) override;
 
 private:
     struct Entry {

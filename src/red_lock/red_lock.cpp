@@ -22,7 +22,7 @@ using detail::RedLockState;
 using detail::Tally;
 using detail::Took;
 
-using Failures = std::vector<std::pair<std::size_t, std::exception_ptr>>;
+using Failures = std::vector<std::pair<std::size_t, detail::Failure>>;
 
 bool taken(const Took& took) { return !took.error && took.acquired; }
 
@@ -38,7 +38,7 @@ void round(const std::shared_ptr<RedLockState>& state, const std::vector<std::st
         n, detail::every_member(n),
         [&](std::size_t i, std::function<void(Took)> took) {
             LockAccess::acquire(*locks[i], owners[i], std::chrono::milliseconds::zero(), lease,
-                                [took = std::move(took)](std::exception_ptr error, bool acquired, std::int64_t) {
+                                [took = std::move(took)](detail::Failure error, bool acquired, std::int64_t) {
                                     took({std::move(error), acquired});
                                 },
                                 LockAccess::Watch::caller);  // the RedLock renews and judges its members itself
@@ -122,17 +122,17 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     // back (members it did not take refuse, harmlessly), on the home loop.
     request.give_back = [state = state_, owners, &home](std::function<void()> then) {
         const auto& locks = state->locks();
-        detail::fan_out<std::exception_ptr>(
+        detail::fan_out<detail::Failure>(
             locks.size(), detail::every_member(locks.size()),
-            [&locks, &owners](std::size_t i, std::function<void(std::exception_ptr)> report) {
+            [&locks, &owners](std::size_t i, std::function<void(detail::Failure)> report) {
                 LockAccess::release(*locks[i], owners[i], std::move(report));
             },
-            [](const Tally<std::exception_ptr>&) { return false; },
-            [&home, then = std::move(then)](const Tally<std::exception_ptr>&) { home.run_on_loop(then); });
+            [](const Tally<detail::Failure>&) { return false; },
+            [&home, then = std::move(then)](const Tally<detail::Failure>&) { home.run_on_loop(then); });
     };
     detail::acquire(home, state_->home_queues(), std::move(request),
                     [state = state_, owners, used, renewed = !lease, valid_until, done = std::move(done)](
-                        std::exception_ptr error, bool acquired, std::int64_t) {
+                        detail::Failure error, bool acquired, std::int64_t) {
                         if (acquired) state->add_hold(owners, used, renewed, *valid_until);
                         done(std::move(error), acquired);
                     });
@@ -142,16 +142,16 @@ void RedLock::start_release(Owners owners, Released done) {
     const bool was_lost = state_->drop_hold(owners);
     const auto& locks = state_->locks();
     const std::size_t n = locks.size(), q = state_->quorum();
-    detail::fan_out<std::exception_ptr>(
+    const auto ok = [](const detail::Failure& e) { return !e; };
+    detail::fan_out<detail::Failure>(
         n, detail::every_member(n),
-        [&](std::size_t i, std::function<void(std::exception_ptr)> report) {
+        [&](std::size_t i, std::function<void(detail::Failure)> report) {
             LockAccess::release(*locks[i], owners[i], std::move(report));
         },
-        [n, q](const Tally<std::exception_ptr>& tally) {
-            const std::size_t failed = tally.count([](const std::exception_ptr& e) { return e != nullptr; });
-            return tally.count([](const std::exception_ptr& e) { return e == nullptr; }) >= q || failed > n - q;
+        [n, q, ok](const Tally<detail::Failure>& tally) {
+            return tally.count(ok) >= q || tally.count([](const detail::Failure& e) { return !!e; }) > n - q;
         },
-        [state = state_, owners, was_lost, q, done = std::move(done)](const Tally<std::exception_ptr>& tally) {
+        [state = state_, owners, was_lost, q, ok, done = std::move(done)](const Tally<detail::Failure>& tally) {
             if (was_lost)
                 return done(std::make_exception_ptr(NotOwnerError(
                     "holdfast: cannot unlock " + state->description() + ": owner " + owners.front() +
@@ -160,7 +160,7 @@ void RedLock::start_release(Owners owners, Released done) {
             Failures failures;
             for (std::size_t i = 0; i < tally.outcomes.size(); ++i)
                 if (tally.outcomes[i] && *tally.outcomes[i]) failures.emplace_back(i, *tally.outcomes[i]);
-            if (tally.count([](const std::exception_ptr& e) { return e == nullptr; }) >= q) return done(nullptr);
+            if (tally.count(ok) >= q) return done(nullptr);
             done(detail::quorum_error(state->description(), "unlock", state->locks(), failures));
         });
 }

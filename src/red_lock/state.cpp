@@ -1,41 +1,40 @@
 #include "red_lock/state.hpp"
 
-#include "common/message_of.hpp"
 #include "group/fan_out.hpp"
 #include "group/members.hpp"
-#include "holdfast/errors.hpp"
 #include "lock/access.hpp"
 
 namespace holdfast::detail {
 
 namespace {
 
-template <class E>
-bool all_are(const std::vector<std::pair<std::size_t, std::exception_ptr>>& failures) {
-    for (const auto& [i, error] : failures) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const E&) {
-        } catch (...) {
-            return false;
-        }
-    }
+using Failures = std::vector<std::pair<std::size_t, Failure>>;
+
+template <class Pred>
+bool all_are(const Failures& failures, Pred pred) {
+    for (const auto& [i, error] : failures)
+        if (!pred(error.code())) return false;
     return true;
 }
 
 }  // namespace
 
-std::exception_ptr quorum_error(const std::string& description, std::string_view verb,
-                                const std::vector<Lock*>& locks,
-                                const std::vector<std::pair<std::size_t, std::exception_ptr>>& failures) {
+Failure quorum_error(const std::string& description, std::string_view verb, const std::vector<Lock*>& locks,
+                     const Failures& failures) {
     std::string message = "holdfast: cannot " + std::string(verb) + " " + description + ": a quorum needs " +
                           std::to_string(quorum_of(locks.size())) + " of " + std::to_string(locks.size()) +
                           " servers, and " + std::to_string(failures.size()) + " failed:";
     for (const auto& [i, error] : failures)
-        message += " [" + LockAccess::client(*locks[i]).config().server_name() + ": " + message_of(error) + "]";
-    if (all_are<ConnectionError>(failures)) return std::make_exception_ptr(ConnectionError(message));
-    if (all_are<NotOwnerError>(failures)) return std::make_exception_ptr(NotOwnerError(message));
-    return std::make_exception_ptr(ServerError(message));
+        message += " [" + LockAccess::client(*locks[i]).config().server_name() + ": " + error.message() + "]";
+    if (failures.empty()) return {errc::server_error, message};
+    const Failure& first = failures.front().second;
+    if (all_are(failures, [&first](const std::error_code& code) { return code == first.code(); }))
+        return first.saying(message);
+    if (all_are(failures, is_connection)) return {errc::connection_lost, message};
+    if (all_are(failures, is_not_owner)) return {errc::not_owner, message};
+    for (const auto& [i, error] : failures)
+        if (is_server(error.code())) return error.saying(message);
+    return {errc::server_error, message};
 }
 
 RedLockState::RedLockState(std::vector<Lock*> locks, std::string description)
@@ -107,13 +106,13 @@ bool RedLockState::held_for_good(const Owners& owners) const {
 
 void RedLockState::release_on(const Owners& owners, const std::vector<std::size_t>& members,
                               std::function<void()> then) {
-    fan_out<std::exception_ptr>(
+    fan_out<Failure>(
         locks_.size(), members,
-        [&](std::size_t i, std::function<void(std::exception_ptr)> report) {
+        [&](std::size_t i, std::function<void(Failure)> report) {
             LockAccess::release(*locks_[i], owners[i], std::move(report));
         },
-        [](const Tally<std::exception_ptr>&) { return false; },
-        [then = std::move(then)](const Tally<std::exception_ptr>&) {
+        [](const Tally<Failure>&) { return false; },
+        [then = std::move(then)](const Tally<Failure>&) {
             if (then) then();
         });
 }
@@ -197,7 +196,7 @@ void RedLockState::renew(const std::string& key, std::uint64_t generation, const
             const std::string field = LockAccess::kind(lock).hold_field(owners[i]);
             LockAccess::core(lock).transport.eval(
                 LockAccess::kind(lock).renew(), {lock.name()}, {lease_ms, field},
-                [report = std::move(report)](std::exception_ptr error, Reply reply) {
+                [report = std::move(report)](Failure error, Reply reply) {
                     report(!error && reply.is_array() && !reply.elements.empty() && reply.elements[0].integer == 1);
                 });
         },

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "errors/failure.hpp"
 #include "holdfast/lock.hpp"
 #include "scheduler/lease.hpp"
 
@@ -28,12 +28,13 @@ class WaitQueues;
 /// The Redlock algorithm's quorum of N servers (its clock drift: drift_of).
 inline std::size_t quorum_of(std::size_t servers) { return servers / 2 + 1; }
 
-/// The error of a step (`verb`: "lock", "unlock") that too many servers failed
-/// for a quorum: names each failed server and what it said. Its type is the
-/// failures' common one (ConnectionError, NotOwnerError), else ServerError.
-std::exception_ptr quorum_error(const std::string& description, std::string_view verb,
-                                const std::vector<Lock*>& locks,
-                                const std::vector<std::pair<std::size_t, std::exception_ptr>>& failures);
+/// The failure of a step (`verb`: "lock", "unlock") that too many servers
+/// failed for a quorum: names each failed server and what it said. Its code is
+/// the failures' common one; else, of their common kind, ConnectionError's
+/// connection_lost or NotOwnerError's not_owner; else the first server error's
+/// (errc::server_error if none).
+Failure quorum_error(const std::string& description, std::string_view verb, const std::vector<Lock*>& locks,
+                     const std::vector<std::pair<std::size_t, Failure>>& failures);
 
 /// Shared by the RedLock and its operations in flight, so either may end first.
 /// Thread safety: any thread; the renewal timer runs on home()'s loop.

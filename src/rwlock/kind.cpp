@@ -78,13 +78,16 @@ public:
                            {lease_ms, writer_field(owner), owner, rwlock_channel(name),
                             std::string(core.transport.publish_command(name, rwlock_channel(name)))},
                            name,
-                           "write lock", [name, owner, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                           "write lock", [name, owner, report = std::move(report)](Failure error, Reply reply) {
                                if (error) return report(Attempt::failed(std::move(error)));
                                if (reply.is_nil()) return report(Attempt::acquired());
                                if (reply.is_integer()) return report(Attempt::refused(reply.integer));
-                               report(Attempt::failed(std::make_exception_ptr(DeadlockError("holdfast: cannot take write lock '" + name + "' for owner " + owner +
-                                       ": it holds a read lock on it, and a read lock cannot be upgraded (the write "
-                                       "lock would wait for its own reader); release the read lock first"))));
+                               report(Attempt::failed(
+                                   {errc::deadlock, "holdfast: cannot take write lock '" + name + "' for owner " +
+                                                        owner +
+                                                        ": it holds a read lock on it, and a read lock cannot be "
+                                                        "upgraded (the write lock would wait for its own reader); "
+                                                        "release the read lock first"}));
                            });
         };
         return request;

@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include "common/message_of.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
@@ -138,17 +137,17 @@ void Watchdog::send_renewal(const Script& renew, std::shared_ptr<std::vector<Sen
         keys.push_back(sent.id.first);
         args.push_back(sent.id.second);
     }
-    transport_.eval(renew, keys, args, [this, batch, now](std::exception_ptr error, Reply reply) {
+    transport_.eval(renew, keys, args, [this, batch, now](Failure error, Reply reply) {
         // A transport or server error changes nothing: the next tick
         // retries, and the local deadline ends a hold never confirmed.
         if (error || !reply.is_array())
-            return renewal_failed(*batch, error ? message_of(error) : "the server refused the renewal: " + reply.str);
+            return renewal_failed(*batch, error ? error.message() : "the server refused the renewal: " + reply.str);
         // Replica sync, as after an acquire: a renewal only the master has
         // is lost in a failover, and the promoted replica ends the lease
         // early. The WAIT goes on the connection that renewed, after it.
         const std::string& key = batch->front().id.first;
         if (!transport_.syncs_replicas(key)) return on_renewed(*batch, reply, now);
-        transport_.sync_replicas(key, [this, batch, now, reply = std::move(reply)](std::exception_ptr error,
+        transport_.sync_replicas(key, [this, batch, now, reply = std::move(reply)](Failure error,
                                                                                    Transport::ReplicaAck ack) {
             const auto why = unsynced(transport_, error, ack);
             if (why && transport_.config().replica_sync == ReplicaSync::required)

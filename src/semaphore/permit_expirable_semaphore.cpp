@@ -110,7 +110,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
             {std::to_string(now), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), channel, std::to_string(never),
              lease_end(now, lease), permit},
             name, "acquire " + std::string(noun),
-            [report = std::move(report)](std::exception_ptr error, Reply reply) {
+            [report = std::move(report)](detail::Failure error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
                 if (reply.is_nil()) return report(Attempt::acquired());
                 report(Attempt::refused(reply.integer));  // until the nearest lease ends, or -1
@@ -124,7 +124,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.give_back = [&core, name, timeouts = timeouts_, channel = request.channel, permit](std::function<void()> then) {
         core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts},
                             {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), permit, channel},
-                            [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+                            [then = std::move(then)](detail::Failure, Reply) { then(); });
     };
     detail::AcquireSpec spec;
     spec.hold = {noun, name, {}, {}};
@@ -132,7 +132,7 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     spec.gives_back_unknown = true;
     spec.taken = "a permit of " + spec.hold.subject();
     detail::acquire_hold(core, std::move(spec),
-                         [done = std::move(done), id = detail::permit_hex(permit)](std::exception_ptr error,
+                         [done = std::move(done), id = detail::permit_hex(permit)](detail::Failure error,
                                                                                    bool acquired, std::int64_t) {
                              done(std::move(error), acquired ? std::optional(id) : std::nullopt);
                          });

@@ -6,7 +6,7 @@
 -- Publishes the new count when permits are free: a waiter reading it wakes
 -- that many of its waiters. (Redisson publishes even a count <= 0; a Java
 -- peer would hand that to Semaphore.release, which refuses a negative.)
--- Reply: the new count.
+-- Reply: the new count; OVERFLOW (nothing changed) past Redis's 64-bit range.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Publish before the write: a user whose ACL refuses the channel gets the
 -- error with the count unchanged (waiters see the message after the script).
@@ -18,6 +18,31 @@ end
 local free = redis.call('get', KEYS[1])
 if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+end
+-- Redis counts in 64 bits, more than Lua's numbers (doubles) hold exactly:
+-- a count is split at 10^9, high * 10^9 + low, low in [0, 10^9).
+local function split(count)
+    local sign, digits = string.match(count, '^(-?)(%d+)$')
+    local high, low = tonumber(string.sub(digits, 1, -10)) or 0, tonumber(string.sub(digits, -9))
+    if sign == '-' and low > 0 then
+        return -high - 1, 1e9 - low
+    end
+    return sign == '-' and -high or high, low
+end
+-- Past 9223372036854775807 (9223372036 * 10^9 + 854775807) or -9223372036854775808.
+local function outside(high, low)
+    return high > 9223372036 or (high == 9223372036 and low > 854775807) or high < -9223372037 or
+        (high == -9223372037 and low < 145224192)
+end
+local high, low = split(free or '0')
+if outside(high, low) then
+    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+end
+local add_high, add_low = split(ARGV[1])
+low = low + add_low
+if outside(high + add_high + math.floor(low / 1e9), low % 1e9) then
+    -- INCRBY would refuse it with a bare ERR: OVERFLOW is the code callers tell it by.
+    return redis.error_reply('OVERFLOW the count would overflow')
 end
 -- As exact as INCRBY's reply in Lua (a double), which is what was published before.
 local after = tonumber(free or 0) + tonumber(ARGV[1])

@@ -30,22 +30,14 @@ void check_permits(std::string_view noun, const std::string& name, std::int64_t 
                                     std::to_string(permits));
 }
 
-// Redis refuses an INCRBY past the 64-bit range and changes nothing; say so
-// in holdfast's words rather than only Redis's.
-std::exception_ptr explain_overflow(std::exception_ptr error, std::int64_t delta) {
-    if (!error) return error;
-    try {
-        std::rethrow_exception(error);
-    } catch (const ServerError& e) {
-        if (std::string_view(e.what()).find("would overflow") == std::string_view::npos) return error;
-        return std::make_exception_ptr(ServerError(
-            std::string(e.what()) + " (adding " + std::to_string(delta) + " permits would take the count past " +
-            std::to_string(delta > 0 ? std::numeric_limits<std::int64_t>::max()
-                                     : std::numeric_limits<std::int64_t>::min()) +
-            ", the limit of Redis's 64-bit counts; the count was not changed)"));
-    } catch (...) {
-        return error;
-    }
+// The release script refuses a count past Redis's 64-bit range (OVERFLOW)
+// and changes nothing; say so in holdfast's words.
+detail::Failure explain_overflow(detail::Failure error, std::int64_t delta) {
+    if (!error.is(errc::count_overflow)) return error;
+    return error.adding(" (adding " + std::to_string(delta) + " permits would take the count past " +
+                        std::to_string(delta > 0 ? std::numeric_limits<std::int64_t>::max()
+                                                 : std::numeric_limits<std::int64_t>::min()) +
+                        ", the limit of Redis's 64-bit counts; the count was not changed)");
 }
 
 }  // namespace
@@ -74,7 +66,7 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
             core.transport, scripts::semaphore_acquire, {name},
             {count, detail::semaphore_channel(name), std::string(core.transport.publish_command(name, detail::semaphore_channel(name)))}, name,
             "acquire " + std::string(noun),
-            [report = std::move(report), pass_on](std::exception_ptr error, Reply reply) {
+            [report = std::move(report), pass_on](detail::Failure error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));
                 report(reply.integer == 1 ? Attempt::acquired() : Attempt::refused(-1, pass_on));
             },
@@ -87,14 +79,14 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.give_back = [&core, name = name_, permits](std::function<void()> then) {
         core.transport.eval(scripts::semaphore_release, {name},
                             {std::to_string(permits), core.transport.publish_command(name, detail::semaphore_channel(name)), detail::semaphore_channel(name)},
-                            [then = std::move(then)](std::exception_ptr, Reply) { then(); });
+                            [then = std::move(then)](detail::Failure, Reply) { then(); });
     };
     detail::AcquireSpec spec;
     spec.hold = {noun_, name_, {}, {}};
     spec.request = std::move(request);
     spec.taken = std::to_string(permits) + " permit(s) of " + spec.hold.subject();
     detail::acquire_hold(core, std::move(spec),
-                         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) {
+                         [done = std::move(done)](detail::Failure error, bool acquired, std::int64_t) {
                              done(std::move(error), acquired);
                          });
 }
@@ -106,7 +98,7 @@ void Semaphore::start_release(std::int64_t delta, std::string what, std::functio
         core.transport, scripts::semaphore_release, {name_},
         {std::to_string(delta), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))), detail::semaphore_channel(name_)}, name_,
         std::move(what),
-        [&core, name = name_, done = std::move(done), delta](std::exception_ptr error, Reply) {
+        [&core, name = name_, done = std::move(done), delta](detail::Failure error, Reply) {
             if (error) return done(explain_overflow(error, delta));
             detail::confirm_write(core, name, [done] { done(nullptr); });
         },

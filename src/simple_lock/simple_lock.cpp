@@ -32,12 +32,14 @@ public:
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), try_once](auto report) {
             detail::eval_reporting(
                 core.transport, scripts::simple_lock_acquire, {name}, {lease_ms, owner}, name, "lock",
-                [name, owner, try_once, report = std::move(report)](std::exception_ptr error, Reply reply) {
+                [name, owner, try_once, report = std::move(report)](detail::Failure error, Reply reply) {
                     if (error) return report(Attempt::failed(std::move(error)));
                     if (reply.is_nil()) return report(Attempt::acquired());
                     if (reply.integer != held_by_caller || try_once) return report(Attempt::refused(reply.integer));
-                    report(Attempt::failed(std::make_exception_ptr(DeadlockError("holdfast: simple lock '" + name + "' is already held by owner " + owner +
-                            "; it is not reentrant, so waiting for it would wait for itself"))));
+                    report(Attempt::failed({errc::deadlock, "holdfast: simple lock '" + name +
+                                                                "' is already held by owner " + owner +
+                                                                "; it is not reentrant, so waiting for it would wait "
+                                                                "for itself"}));
                 });
         };
         return request;

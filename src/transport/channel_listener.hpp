@@ -2,8 +2,9 @@
 // delivers: what a message means is the listener's business.
 #pragma once
 
-#include <exception>
 #include <string_view>
+
+#include "errors/failure.hpp"
 
 namespace holdfast::detail {
 
@@ -21,7 +22,7 @@ public:
     /// The server refused to SUBSCRIBE to the channel (an ACL without the
     /// channel, say): no message will come, and the listener was let go.
     /// `error` names the channel, the server and the reply.
-    virtual void on_refused(std::exception_ptr error) = 0;
+    virtual void on_refused(const Failure& error) = 0;
 };
 
 }  // namespace holdfast::detail

@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "errors/failure.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
 
@@ -9,12 +10,15 @@ namespace holdfast::detail {
 
 namespace {
 
+// A command parked for a retry when the client closed.
+Failure not_sent() { return client_closed("; the command was not sent"); }
+
 // Runs one command and waits for its outcome; the connection's timeout bounds
 // the wait, and a failed connect ends it (a seed refusing: the next is tried).
-std::pair<std::exception_ptr, Reply> call(Connection& connection, std::initializer_list<std::string_view> args) {
-    std::promise<std::pair<std::exception_ptr, Reply>> outcome;
+std::pair<Failure, Reply> call(Connection& connection, std::initializer_list<std::string_view> args) {
+    std::promise<std::pair<Failure, Reply>> outcome;
     auto future = outcome.get_future();
-    connection.submit_one_attempt(encode_command(args), [&outcome](std::exception_ptr error, Reply reply) {
+    connection.submit_one_attempt(encode_command(args), [&outcome](Failure error, Reply reply) {
         outcome.set_value({error, std::move(reply)});
     });
     return future.get();
@@ -121,18 +125,14 @@ void Cluster::discover() {
     for (const auto& seed : config_.servers) {
         auto [error, reply] = call(*connection(seed, 0), {"CLUSTER", "SLOTS"});
         if (error) {
-            try {
-                std::rethrow_exception(error);
-            } catch (const AuthError&) {
-                throw;  // other seeds would refuse the same credentials
-            } catch (const std::exception& e) {
-                failures += std::string("; ") + e.what();
-            }
+            if (error.is(errc::auth_refused)) error.raise();  // other seeds would refuse the same credentials
+            failures += "; " + error.message();
             continue;
         }
         if (reply.is_error())
             throw ServerError("holdfast: " + seed.name() + " refused CLUSTER SLOTS (" + reply.str +
-                              "); is it a cluster node? For one server, use a redis:// URL");
+                                  "); is it a cluster node? For one server, use a redis:// URL",
+                              std::string(reply.code()));
         const auto ranges = parse_cluster_slots(reply, seed);
         if (ranges.empty()) {
             failures += "; " + seed.name() + " has no slot map yet (cluster not created?)";
@@ -146,7 +146,8 @@ void Cluster::discover() {
         return;
     }
     throw ConnectionError("holdfast: no seed of " + config_.server_name() + " gave the slot map" + failures +
-                          "; check the seed addresses in the URL");
+                              "; check the seed addresses in the URL",
+                          errc::not_connected);
 }
 
 bool Cluster::apply(const std::vector<SlotRange>& ranges) {
@@ -194,30 +195,27 @@ void Cluster::route(const std::shared_ptr<Request>& request, std::optional<Serve
     if (!to && down) {
         if (std::chrono::steady_clock::now() - request->since < config_.timeout) return route_later(request, true);
         return request->handler(
-            std::make_exception_ptr(ConnectionError(
-                "holdfast: no connection to master " + node.name() + " (slot " + std::to_string(request->slot) +
-                ") within " + std::to_string(config_.timeout.count()) +
-                " ms, and the cluster named no other; the command was not sent. Is the node down and its replica "
-                "not yet promoted (cluster-node-timeout)?")),
+            Failure(errc::not_connected,
+                    "holdfast: no connection to master " + node.name() + " (slot " + std::to_string(request->slot) +
+                        ") within " + std::to_string(config_.timeout.count()) +
+                        " ms, and the cluster named no other; the command was not sent. Is the node down and its "
+                        "replica not yet promoted (cluster-node-timeout)?"),
             Reply{});
     }
     request->node = target;
-    auto on_reply = [request](std::exception_ptr error, Reply reply) {
+    auto on_reply = [request](Failure error, Reply reply) {
         request->cluster->on_reply(request, std::move(error), std::move(reply));
     };
     if (asking) connection->submit_asking(request->encoded, std::move(on_reply));
     else connection->submit(request->encoded, std::move(on_reply));
 }
 
-void Cluster::on_reply(const std::shared_ptr<Request>& request, std::exception_ptr error, Reply reply) {
+void Cluster::on_reply(const std::shared_ptr<Request>& request, Failure error, Reply reply) {
     const ServerAddress& node = request->node->address;
     if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const ConnectionError&) {
+        if (is_connection(error.code())) {
             std::lock_guard lock(mutex_);
             request->node->down = true;  // until a connection to it is ready again
-        } catch (...) {
         }
         refresh();  // a lost node may have failed over: read the map again
         return request->handler(error, Reply{});
@@ -292,8 +290,7 @@ void Cluster::route_parked() {
                 queue->second.pop_front();
             }
             if (stopped_) {
-                request->handler(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down")),
-                                 Reply{});
+                request->handler(not_sent(), Reply{});
                 continue;
             }
             request->redirects = 0;  // each try may be redirected again (ASK)
@@ -338,7 +335,7 @@ void Cluster::read_map(std::size_t attempt) {
     }
     const ServerAddress node = candidates[attempt];
     connection(node, 0)->submit(encode_command({"CLUSTER", "SLOTS"}),
-                                [this, attempt, node](std::exception_ptr error, Reply reply) {
+                                [this, attempt, node](Failure error, Reply reply) {
                                     if (stopped_) return;
                                     const auto ranges = error ? std::vector<SlotRange>{}
                                                               : parse_cluster_slots(reply, node);
@@ -388,8 +385,7 @@ void Cluster::stop_now() {
         for (auto& [slot, queue] : parked_) waiting.insert(waiting.end(), queue.begin(), queue.end());
         parked_.clear();
     }
-    for (auto& request : waiting)
-        request->handler(std::make_exception_ptr(ConnectionError("holdfast: the client is shutting down")), Reply{});
+    for (auto& request : waiting) request->handler(not_sent(), Reply{});
     for (auto& c : all) c->stop_now();
 }
 

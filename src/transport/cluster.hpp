@@ -90,7 +90,7 @@ private:
     void arm_parked();
     void route_parked();
     /// A reply (or failure) of a request route() sent: redirects, retries, else the caller's handler.
-    void on_reply(const std::shared_ptr<Request>& request, std::exception_ptr error, Reply reply);
+    void on_reply(const std::shared_ptr<Request>& request, Failure error, Reply reply);
     /// The node's entry, connected on first use; mutex_ held.
     ClusterMap::Node node_index_locked(const ServerAddress& address);
     /// Connects the nodes map_ has come to know since; mutex_ held.

@@ -18,20 +18,8 @@ namespace {
 
 constexpr std::size_t read_chunk = 64 * 1024;
 
-std::exception_ptr connection_error(const std::string& message) {
-    return std::make_exception_ptr(ConnectionError(message));
-}
-
-std::exception_ptr typed_error(Connection::Failure failure, const std::string& message) {
-    switch (failure) {
-        case Connection::Failure::auth: return std::make_exception_ptr(AuthError(message));
-        case Connection::Failure::tls: return std::make_exception_ptr(TlsError(message));
-        case Connection::Failure::timeout: return std::make_exception_ptr(ReplyTimeoutError(message));
-        case Connection::Failure::protocol: return std::make_exception_ptr(ProtocolError(message));
-        case Connection::Failure::other: break;
-    }
-    return connection_error(message);
-}
+// A command the client closing kept from being sent.
+Failure not_sent(const std::string& server) { return client_closed("; the command for " + server + " was not sent"); }
 
 }  // namespace
 
@@ -60,14 +48,14 @@ void Connection::start() {
 void Connection::stop_now() {
     if (state_ == State::stopped) return;
     stopping_ = true;  // not a loss to tell
-    fail("the client is shutting down");
+    fail({}, errc::client_closed);
     {
         std::lock_guard lock(mutex_);
         state_ = State::stopped;
     }
     retry_timer_.cancel();
     watch_timer_.cancel();
-    fail_waiting(connection_error("holdfast: the client for " + server_ + " is shutting down"), true);
+    fail_waiting(not_sent(server_), true);
 }
 
 void Connection::submit(std::string_view encoded, ReplyHandler handler, std::chrono::milliseconds hold) {
@@ -87,7 +75,7 @@ void Connection::submit(Pending pending, std::string_view encoded) {
             if (state_ == State::stopped) {
                 if (pending.handler)
                     asio::post(io_, [handler = std::move(pending.handler), server = server_] {
-                        handler(connection_error("holdfast: the client for " + server + " is shut down"), Reply{});
+                        handler(not_sent(server), Reply{});
                     });
                 return;
             }
@@ -114,7 +102,7 @@ void Connection::submit(Pending pending, std::string_view encoded) {
 
 void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
     static const std::string asking = encode_command({"ASKING"});
-    ReplyHandler ignore = [](std::exception_ptr, Reply) {};  // the command's own reply tells
+    ReplyHandler ignore = [](Failure, Reply) {};  // the command's own reply tells
     const auto now = Clock::now();
     std::uint64_t epoch = 0;
     bool stopped = false;
@@ -379,7 +367,8 @@ void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
         });
     };
     if (ec) {
-        if (is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Failure::tls);
+        if (is_tls_error(ec))
+            return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), errc::tls_failed);
         return fail("TLS handshake failed: " + ec.message());
     }
     if (out->empty()) return next({}, 0);
@@ -441,7 +430,7 @@ void Connection::send_handshake() {
             const bool is_setname = i == setname_at;
             const bool is_rights = asks_rights && i == rights_at;
             auto handler = [self = shared_from_this(), generation, is_auth, is_role, is_setname, is_rights](
-                               std::exception_ptr error, Reply reply) {
+                               Failure error, Reply reply) {
                 if (error || generation != self->generation_) return;
                 if (is_role && !self->on_role(reply)) return;
                 if (is_rights && reply.is_integer() && reply.integer == 1) self->ask_rights();
@@ -452,10 +441,10 @@ void Connection::send_handshake() {
                     if (is_auth)
                         return self->fail(
                             "AUTH refused (" + reply.str + "); check the user name and password in the URL",
-                            Failure::auth);
+                            errc::auth_refused);
                     return self->fail("the server refused the connection setup (" + reply.str +
                                           "); check the password and database number in the URL",
-                                      Failure::auth);
+                                      errc::auth_refused);
                 }
                 if (--self->handshake_replies_ == 0) self->became_ready();
             };
@@ -507,7 +496,8 @@ void Connection::read_failed(const asio::error_code& ec) {
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
     if (state_ == State::handshake) {
-        if (tls && is_tls_error(ec)) return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), Failure::tls);
+        if (tls && is_tls_error(ec))
+            return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), errc::tls_failed);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"
@@ -531,7 +521,7 @@ void Connection::on_bytes(std::size_t n) {
             if (first) reader_.feed(bytes.data(), bytes.size());
             reply = reader_.next();
         } catch (const std::runtime_error& e) {
-            return fail(std::string(e.what()) + " (is this a Redis server?)", Failure::protocol);
+            return fail(std::string(e.what()) + " (is this a Redis server?)", errc::protocol_error);
         }
         if (!reply) break;
         InFlight answered;
@@ -557,15 +547,13 @@ void Connection::on_bytes(std::size_t n) {
                 return fail(address_.name() + " was demoted to a replica (READONLY); asking the sentinels again");
             }
             // Refused by the ACL: whatever ACL GETUSER said, the user's rights
-            // are narrower now (Redis 7.0 reports a script's refused call as ERR).
-            if (reply->is_error_code("NOPERM") ||
-                (reply->is_error() && reply->str.find("The user executing the script can't") != std::string::npos))
-                user_unrestricted_.store(false, std::memory_order_relaxed);
+            // are narrower now (Reply::code() says NOPERM for Redis 7.0's ERR form too).
+            if (reply->is_error_code("NOPERM")) user_unrestricted_.store(false, std::memory_order_relaxed);
             answered.handler(nullptr, std::move(*reply));
         } else if (on_push) {
             on_push(std::move(*reply));
         } else {
-            return fail("the server sent a reply nobody asked for: " + reply->describe(), Failure::protocol);
+            return fail("the server sent a reply nobody asked for: " + reply->describe(), errc::protocol_error);
         }
         // A handler may have failed or stopped the connection.
         if (generation != generation_ || state_ == State::stopped) return;
@@ -576,7 +564,7 @@ void Connection::on_bytes(std::size_t n) {
 }
 
 // Closes the socket, fails what was in flight, and schedules a reconnect.
-void Connection::fail(const std::string& why, Failure failure) {
+void Connection::fail(const std::string& why, errc code) {
     std::deque<InFlight> in_flight;
     bool was_established, was_ready;
     {
@@ -606,16 +594,18 @@ void Connection::fail(const std::string& why, Failure failure) {
         lost_ = true;
         tell(Event::Kind::connection_lost, why);
     }
-    const std::string message = "holdfast: connection to " + server_ + " lost (" + why + ")" +
-                                (was_established ? "; the command may or may not have run" : "");
-    auto error = typed_error(failure, message);
+    const std::string may_have_run = was_established ? "; the command may or may not have run" : "";
+    const Failure error =
+        code == errc::client_closed
+            ? client_closed(" (" + server_ + ")" + may_have_run)
+            : Failure(code, "holdfast: connection to " + server_ + " lost (" + why + ")" + may_have_run);
     if (was_established && on_lost) on_lost();
     for (auto& f : in_flight)
         if (f.handler) f.handler(error, Reply{});
     // Retrying cannot fix refused credentials or certificates, nor a peer
     // that does not speak RESP: fail the waiting commands now.
-    if (failure == Failure::auth || failure == Failure::tls || failure == Failure::protocol)
-        fail_waiting(typed_error(failure, "holdfast: " + server_ + ": " + why), true);
+    if (code == errc::auth_refused || code == errc::tls_failed || code == errc::protocol_error)
+        fail_waiting(Failure(code, "holdfast: " + server_ + ": " + why), true);
     else
         fail_one_attempt(why);
     schedule_reconnect();
@@ -646,7 +636,7 @@ void Connection::watch() {
             stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now;
         }
         if (stalled)
-            self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", Failure::timeout);
+            self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", errc::reply_timeout);
         self->refresh_role(now);
         self->fail_waiting(nullptr, false);
         self->watch();
@@ -655,7 +645,7 @@ void Connection::watch() {
 
 // Fails waiting commands: all of them with `error`, or (all == false) those
 // older than the timeout with an error naming the server and the last failure.
-void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
+void Connection::fail_waiting(const Failure& error, bool all) {
     std::vector<Pending> expired;
     std::string reason;
     {
@@ -672,10 +662,11 @@ void Connection::fail_waiting(const std::exception_ptr& error, bool all) {
         else reason = "still connecting";
     }
     if (expired.empty()) return;
-    auto timeout_error = error ? error
-                               : connection_error("holdfast: no connection to " + server_ + " within " +
-                                                  std::to_string(config_.timeout.count()) + " ms (" + reason +
-                                                  "); is the server running and reachable?");
+    const Failure timeout_error = error ? error
+                                        : Failure(errc::not_connected,
+                                                  "holdfast: no connection to " + server_ + " within " +
+                                                      std::to_string(config_.timeout.count()) + " ms (" + reason +
+                                                      "); is the server running and reachable?");
     for (auto& p : expired)
         if (p.handler) p.handler(timeout_error, Reply{});
 }
@@ -696,8 +687,8 @@ void Connection::fail_one_attempt(const std::string& why) {
         if (p.handler) p.handler(error, Reply{});
 }
 
-std::exception_ptr Connection::one_attempt_error(const std::string& why) const {
-    return connection_error("holdfast: no connection to " + server_ + " (" + why + ")");
+Failure Connection::one_attempt_error(const std::string& why) const {
+    return {errc::not_connected, "holdfast: no connection to " + server_ + " (" + why + ")"};
 }
 
 void Connection::tell(Event::Kind kind, const std::string& why) const {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "errors/failure.hpp"
 #include "holdfast/config.hpp"
 #include "transport/reply.hpp"
 #include "transport/tls.hpp"
@@ -22,7 +23,7 @@ namespace holdfast::detail {
 
 /// Completion of one command: either a transport failure (error set) or a
 /// reply, which may itself be a server error reply.
-using ReplyHandler = std::function<void(std::exception_ptr error, Reply reply)>;
+using ReplyHandler = std::function<void(Failure error, Reply reply)>;
 
 /// Where a Connection connects next (Topology::sentinel: the master the
 /// sentinels name), asked before each connect attempt.
@@ -54,19 +55,16 @@ using Locator = std::function<void(LocateHandler)>;
 /// again for the next master, and the connection reconnects through `locate`.
 ///
 /// Faults: commands in flight when the connection drops fail with
-/// ConnectionError (they may or may not have run). Commands submitted while
+/// errc::connection_lost (they may or may not have run). Commands submitted while
 /// disconnected wait for the reconnect up to Config::timeout (submit_one_attempt:
-/// for one attempt), then fail naming the server; a refusal that retrying cannot
-/// fix (credentials, a certificate) fails them at once (AuthError, TlsError). A
+/// for one attempt), then fail naming the server (errc::not_connected); a refusal
+/// that retrying cannot fix (credentials, a certificate) fails them at once
+/// (errc::auth_refused, tls_failed). A
 /// command without a reply within Config::timeout (after what a WAIT ahead of it
 /// may hold: submit's `hold`) closes the connection (a stalled server), which
 /// fails the commands behind it too.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
-    /// What a failure was: the error type its commands get (connection.cpp's
-    /// typed_error). auth, tls and protocol fail the waiting commands too.
-    enum class Failure { other, auth, tls, timeout, protocol };
-
     Connection(asio::io_context& io, const Config& config);
     ~Connection();
 
@@ -138,6 +136,7 @@ public:
     /// io thread only.
     bool ready() const { return state_ == State::ready; }
     const std::string& server() const { return server_; }
+    const Config& config() const { return config_; }
     /// Where it is (or was last) connected: behind a sentinel, the master's address.
     std::string address() const { return locate ? address_.name() : server_; }
 
@@ -191,13 +190,15 @@ private:
     void read_more();
     void read_failed(const asio::error_code& ec);
     void on_bytes(std::size_t n);
-    void fail(const std::string& why, Failure failure = Failure::other);
+    /// `code`: what the commands in flight get; auth_refused, tls_failed and
+    /// protocol_error fail the waiting commands too (retrying cannot help).
+    void fail(const std::string& why, errc code = errc::connection_lost);
     void schedule_reconnect();
     void watch();
     void refresh_role(Clock::time_point now);
-    void fail_waiting(const std::exception_ptr& error, bool all);
+    void fail_waiting(const Failure& error, bool all);
     void fail_one_attempt(const std::string& why);
-    std::exception_ptr one_attempt_error(const std::string& why) const;
+    Failure one_attempt_error(const std::string& why) const;
     /// Tells Config::on_event of this connection's loss or return.
     void tell(Event::Kind kind, const std::string& why) const;
 

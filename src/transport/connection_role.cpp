@@ -16,8 +16,7 @@ void Connection::refresh_role(Clock::time_point now) {
     role_checked_ = now;
     if (may_ask_rights_) ask_rights();
     if (config_.topology != Topology::sentinel && config_.replica_sync == ReplicaSync::off) return;
-    submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](std::exception_ptr error,
-                                                                                           Reply reply) {
+    submit(encode_command({"ROLE"}), [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
         if (!error && generation == self->generation_) self->on_role(reply);
     });
 }
@@ -25,7 +24,7 @@ void Connection::refresh_role(Clock::time_point now) {
 void Connection::ask_rights() {
     may_ask_rights_ = true;
     submit(encode_command({"ACL", "GETUSER", acl_user()}),
-           [self = shared_from_this(), generation = generation_](std::exception_ptr error, Reply reply) {
+           [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
                if (!error && generation == self->generation_) self->on_rights(reply);
            });
 }

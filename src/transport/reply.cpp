@@ -54,9 +54,17 @@ redisReplyObjectFunctions reply_functions{create_string, create_array, create_in
 
 }  // namespace
 
-bool Reply::is_error_code(std::string_view code) const {
-    return type == Type::error && std::string_view(str).substr(0, code.size()) == code &&
-           (str.size() == code.size() || str[code.size()] == ' ');
+bool Reply::is_error_code(std::string_view code) const { return type == Type::error && this->code() == code; }
+
+// Redis's codes are upper-case words ("ERR", "WRONGTYPE", "NOPERM", "OOM").
+std::string_view Reply::code() const {
+    if (type != Type::error) return {};
+    // Redis 7.0 reports a script's call refused by the ACL as ERR, 7.2 as NOPERM: one code for both.
+    if (std::string_view(str).starts_with("ERR The user executing the script can't")) return "NOPERM";
+    const std::string_view word = std::string_view(str).substr(0, str.find(' '));
+    for (const char c : word)
+        if (!(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '_' && c != '-') return {};
+    return word;
 }
 
 std::string Reply::describe() const {

@@ -25,6 +25,10 @@ struct Reply {
     bool is_array() const { return type == Type::array; }
     /// True for an error reply whose code (first word) is `code`, e.g. "NOSCRIPT".
     bool is_error_code(std::string_view code) const;
+    /// An error reply's code, its first word ("NOPERM", "WRONGTYPE"); "" for
+    /// any other reply, and for an error whose first word is not a code.
+    /// NOPERM also for Redis 7.0's "ERR The user executing the script can't ...".
+    std::string_view code() const;
     /// A one-line rendering for error messages and the CLI.
     std::string describe() const;
 };

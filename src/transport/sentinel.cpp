@@ -194,7 +194,7 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
         const bool refused = !search->outcomes.empty();
         auto error = refused && search->all_refused_auth   ? std::make_exception_ptr(AuthError(message))
                      : refused && search->all_refused_tls ? std::make_exception_ptr(TlsError(message))
-                                                           : std::make_exception_ptr(ConnectionError(message));
+                     : std::make_exception_ptr(ConnectionError(message, errc::not_connected));
         return search->done(error, {});
     }
     const ServerAddress sentinel = config_.servers[search->next++];

@@ -1,7 +1,7 @@
 #include "transport/subscriber.hpp"
 
 #include "common/quoted.hpp"
-#include "holdfast/errors.hpp"
+#include "errors/acl_advice.hpp"
 #include "transport/command.hpp"
 
 namespace holdfast::detail {
@@ -72,7 +72,7 @@ void Subscriber::ping_later() {
         if (!channels_.empty())
             for (auto& link : links_)
                 if (link->connection->ready())
-                    link->connection->submit(encode_command({"PING"}), [](std::exception_ptr, Reply) {});
+                    link->connection->submit(encode_command({"PING"}), [](Failure, Reply) {});
         ping_later();
     });
 }
@@ -259,15 +259,11 @@ void Subscriber::on_refused(Link& link, const std::string& channel, bool subscri
     entry.active = false;
     if (!listeners.empty()) listened_.fetch_sub(1, std::memory_order_relaxed);
     if (entry.pending_replies == 0) channels_.erase(it);
-    // NOPERM names the command ("to run the 'subscribe' command") or the channels.
-    const std::string command = sharded ? "ssubscribe" : "subscribe";
-    const bool command_refused = reply.str.find("'" + command + "' command") != std::string::npos;
-    auto error = std::make_exception_ptr(ServerError(
-        "holdfast: " + link.connection->server() + " refused to " + (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") +
-        " to " + quoted(channel) + ": " + reply.str + "; a waiter needs it to be woken: grant the ACL user " +
-        (command_refused ? "the command (ACL SETUSER <user> +" + command + ")"
-                         : "the channel (ACL SETUSER <user> &" + channel + ", or a pattern covering it)") +
-        "; docs/errors.md lists the rules each primitive needs"));
+    const Failure error = Failure::server(
+        std::string(reply.code()),
+        "holdfast: " + link.connection->server() + " refused to " + (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " +
+            quoted(channel) + ", which a waiter needs to be woken: " + reply.str +
+            acl_advice(reply.str, link.connection->config().username, channel));
     for (auto& listener : listeners) listener->on_refused(error);
 }
 

@@ -69,7 +69,7 @@ bool Transport::shards_channel(std::string_view key, std::string_view channel) c
 
 std::size_t Transport::shard_of(std::string_view key) const { return router_->shard_of(key); }
 
-void Transport::sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done) {
+void Transport::sync_replicas(std::string_view key, std::function<void(Failure, ReplicaAck)> done) {
     Connection& connection = writer_of(key);
     const int replicas = config_.replica_sync == ReplicaSync::off ? 0 : connection.replicas();
     if (replicas == 0) return done(nullptr, ReplicaAck{});
@@ -77,7 +77,7 @@ void Transport::sync_replicas(std::string_view key, std::function<void(std::exce
     // The server holds the WAIT's reply, and the connection's commands behind
     // it, for up to replica_sync_timeout: not counted against Config::timeout.
     connection.submit(encode_command({"WAIT", std::to_string(replicas), std::to_string(config_.replica_sync_timeout.count())}),
-                      [&connection, replicas, lost, done = std::move(done)](std::exception_ptr error, Reply reply) {
+                      [&connection, replicas, lost, done = std::move(done)](Failure error, Reply reply) {
                           if (error) return done(std::move(error), ReplicaAck{replicas, 0, connection.address(), lost});
                           if (!reply.is_integer()) return done(nullptr, ReplicaAck{0, 0, connection.address()});
                           connection.saw_replicas(static_cast<int>(reply.integer));
@@ -126,7 +126,7 @@ void Transport::eval(const Script& requested, const std::vector<std::string_view
     // to the same server (in a cluster: the one now serving the key).
     auto evalsha = std::make_shared<std::string>(encode_command(argv));
     dispatch(first_key, *evalsha,
-             [this, &script, evalsha, handler = std::move(handler)](std::exception_ptr error, Reply reply) mutable {
+             [this, &script, evalsha, handler = std::move(handler)](Failure error, Reply reply) mutable {
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;
         reader.feed(evalsha->data(), evalsha->size());
@@ -145,7 +145,7 @@ void Transport::eval(const Script& requested, const std::vector<std::string_view
             config_.on_event(event);
         }
         dispatch(key, encode_command(eval_form), [this, &script, server = std::move(server), handler = std::move(handler)](
-                                                      std::exception_ptr error, Reply reply) mutable {
+                                                      Failure error, Reply reply) mutable {
             if (!error && !reply.is_error()) loaded_.insert({std::move(server), &script});
             handler(error, std::move(reply));
         });

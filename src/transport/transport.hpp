@@ -59,7 +59,7 @@ public:
     /// the write, so it covers it; nothing when sync is off or no replica is
     /// needed (Connection::replicas(): under `required` one still is once
     /// seen). An error reply (an ACL refusing WAIT) counts as no replicas.
-    void sync_replicas(std::string_view key, std::function<void(std::exception_ptr, ReplicaAck)> done);
+    void sync_replicas(std::string_view key, std::function<void(Failure, ReplicaAck)> done);
     /// Whether sync_replicas() would send a WAIT now: a cheap check first.
     bool syncs_replicas(std::string_view key) {
         return config_.replica_sync != ReplicaSync::off && writer_of(key).replicas() > 0;

@@ -9,7 +9,9 @@
 #include <asio/detached.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
 #include <asio/experimental/deferred.hpp>
+#include <asio/experimental/as_tuple.hpp>
 #include <asio/io_context.hpp>
+#include <asio/redirect_error.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
@@ -145,6 +147,62 @@ TEST_F(Asio, ErrorsReachTheCoroutineAsExceptions) {
     run_coroutine([&](asio::io_context&) -> awaitable<void> {
         EXPECT_THROW(co_await async_unlock(lock, client.new_owner(), use_awaitable), NotOwnerError);
     });
+}
+
+// with_error_code(token): the usual Asio error_code handling, with holdfast's codes.
+TEST_F(Asio, ErrorCodesReachRedirectErrorAndAsTuple) {
+    Client client(config());
+    Lock lock(client, "door");
+    run_coroutine([&](asio::io_context&) -> awaitable<void> {
+        std::error_code ec;
+        co_await async_unlock(lock, client.new_owner(), with_error_code(asio::redirect_error(use_awaitable, ec)));
+        EXPECT_EQ(ec, errc::not_owner) << ec.message();
+        EXPECT_EQ(ec, std::errc::operation_not_permitted);
+        const std::string owner = client.new_owner();
+        auto [taken_ec, taken] = co_await async_try_lock(lock, owner, std::chrono::milliseconds(0),
+                                                         with_error_code(asio::experimental::as_tuple(use_awaitable)));
+        EXPECT_FALSE(taken_ec);
+        EXPECT_TRUE(taken);
+        auto [released_ec] =
+            co_await async_unlock(lock, owner, with_error_code(asio::experimental::as_tuple(use_awaitable)));
+        EXPECT_FALSE(released_ec) << released_ec.message();
+    });
+    EXPECT_FALSE(lock.is_locked());
+    // A plain callback taking the code, and a future of the error_code form.
+    std::promise<std::error_code> released;
+    async_unlock(lock, client.new_owner(), with_error_code([&](std::error_code ec) { released.set_value(ec); }));
+    EXPECT_EQ(released.get_future().get(), errc::not_owner);
+    EXPECT_EQ(async_try_lock(lock, client.new_owner(), std::chrono::milliseconds(0),
+                             with_error_code(asio::use_future)).get(), true);
+}
+
+TEST_F(Asio, ACancelledWaitGivesOperationAbortedAsACode) {
+    Client holder_client(config()), client(config());
+    Lock held(holder_client, "door"), wanted(client, "door");
+    held.lock();
+    asio::io_context io;
+    asio::cancellation_signal cancel;
+    std::optional<std::error_code> outcome;
+    async_lock(wanted, client.new_owner(),
+               with_error_code(asio::bind_cancellation_slot(
+                   cancel.slot(), asio::bind_executor(io, [&](std::error_code ec) { outcome = ec; }))));
+    ASSERT_TRUE(eventually([&] { return subscribers(door_channel) == 1; }));
+    asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
+    io.run();
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(*outcome, asio::error::operation_aborted) << outcome->message();
+    EXPECT_TRUE(eventually([&] { return subscribers(door_channel) == 0; }));
+    held.unlock();
+}
+
+// What a callback form completed with, as a code: no server needed.
+TEST(AsioErrorCodes, AreTheErrorsCodes) {
+    EXPECT_FALSE(asio_detail::code_of(nullptr));
+    EXPECT_EQ(asio_detail::code_of(std::make_exception_ptr(NotOwnerError("n"))), errc::not_owner);
+    EXPECT_EQ(asio_detail::code_of(std::make_exception_ptr(ServerError("s", "OOM"))), errc::out_of_memory);
+    EXPECT_EQ(asio_detail::code_of(asio_detail::aborted()), asio::error::operation_aborted);
+    static_assert(std::is_same_v<asio_detail::with_code<void(std::exception_ptr, bool)>::type,
+                                 void(std::error_code, bool)>);
 }
 
 TEST_F(Asio, FencedSemaphoreAndLatchAdapters) {

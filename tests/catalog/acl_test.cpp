@@ -49,7 +49,8 @@ TEST_F(NoChannels, EveryAcquireIsRefusedBeforeAnythingIsWritten) {
     Client client(limited());
     const std::string owner = client.current_owner();
     Lock lock(client, "job");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }), expected("'job'", "redisson_lock__channel:{job}")));
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }, errc::no_permission),
+                         expected("'job'", "redisson_lock__channel:{job}")));
     FencedLock fenced(client, "fenced");
     EXPECT_TRUE(mentions(error_of<ServerError>([&] { fenced.try_lock(); }),
                          expected("'fenced'", "redisson_lock__channel:{fenced}")));
@@ -122,7 +123,7 @@ TEST_F(NoChannels, AMissingCommandIsNamed) {
     raw->command({"ACL", "SETUSER", "limited", "allchannels", "-evalsha"});
     Client client(limited());
     Lock lock(client, "job");
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }),
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.lock(); }, errc::no_permission),
                          {"'job'", server_name(), "evalsha", "ACL SETUSER limited +evalsha"}));
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
@@ -191,6 +192,7 @@ TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
             if (lock.try_lock()) ++taken;  // taken before the client saw the change; its release is refused
             return false;
         } catch (const ServerError& e) {
+            EXPECT_EQ(e.code(), errc::no_permission) << e.what();
             refusal = e.what();
             return true;
         }
@@ -217,7 +219,7 @@ TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
     revoke();
     lock.unlock();  // refused, reported
     expect_lock_held("job", client.current_owner());
-    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }),
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.try_lock(); }, errc::no_permission),
                          expected("'job'", "redisson_lock__channel:{job}")));
     expect_lock_held("job", client.current_owner());
 }

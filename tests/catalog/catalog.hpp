@@ -15,9 +15,11 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "core/client_core.hpp"
@@ -82,12 +84,18 @@ protected:
     }
 };
 
-/// Runs `call`, which must throw E; returns the message (or "" after a test failure).
+/// Runs `call`, which must throw E (with code() `code`, when given); returns
+/// the message (or "" after a test failure).
 template <class E, class F>
-std::string error_of(F&& call) {
+std::string error_of(F&& call, std::optional<errc> code = std::nullopt) {
     try {
         call();
     } catch (const E& e) {
+        if constexpr (std::is_base_of_v<Error, E>) {
+            if (code) {
+                EXPECT_EQ(e.code(), *code) << e.what();
+            }
+        }
         return e.what();
     } catch (const std::exception& e) {
         ADD_FAILURE() << "threw the wrong type: " << e.what();
@@ -99,12 +107,13 @@ std::string error_of(F&& call) {
 
 /// The message of the exception `future` ends with, which must be an E, within `within`.
 template <class E, class T>
-std::string error_of(std::future<T>& future, std::chrono::milliseconds within = 20s) {
+std::string error_of(std::future<T>& future, std::chrono::milliseconds within = 20s,
+                     std::optional<errc> code = std::nullopt) {
     if (future.wait_for(within) != std::future_status::ready) {
         ADD_FAILURE() << "hangs: no result within " << within.count() << " ms";
         return "";
     }
-    return error_of<E>([&] { future.get(); });
+    return error_of<E>([&] { future.get(); }, code);
 }
 
 /// `text` mentions every one of `parts`.

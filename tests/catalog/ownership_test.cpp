@@ -101,6 +101,12 @@ TEST_P(ForeignKeys, AreWrongTypeErrorsAndLeftAlone) {
         EXPECT_TRUE(mentions(error_of<WrongTypeError>(call), expected));
     auto async = lock.async_lock(owner);
     EXPECT_TRUE(mentions(error_of<WrongTypeError>(async), expected));
+    try {  // the reply's code, as text and as a value
+        lock.lock();
+    } catch (const ServerError& e) {
+        EXPECT_EQ(e.reply_code(), "WRONGTYPE");
+        EXPECT_EQ(e.code(), errc::wrong_type);
+    }
     EXPECT_EQ(raw->string({"DUMP", "job"}), before) << "the key was changed";
     expect_nothing_left(client, 1);
 }
@@ -118,7 +124,7 @@ TEST_F(Owners, AHashThatIsNotALockIsAWrongTypeErrorNotAnEndlessWait) {
     raw->command({"HSET", "job", "name", "ada"});
     Client client(config());
     Lock lock(client, "job");
-    const std::vector<std::string> expected{"'job'", server_name(), "is a hash but not a lock", "field 'name'",
+    const std::vector<std::string> expected{"'job'", server_name(), "a hash whose field 'name'", "not a lock",
                                             "holds 'ada'", "pick another name or delete the key"};
     auto waiting = lock.async_lock(client.new_owner());
     EXPECT_TRUE(mentions(error_of<WrongTypeError>(waiting), expected));

@@ -34,7 +34,8 @@ TEST_F(Passwords, AWrongPasswordIsAnAuthError) {
     Config c = config();
     c.password = "wrong";
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<AuthError>(client), {server_name(), "AUTH refused", "WRONGPASS", "password"}));
+    EXPECT_TRUE(mentions(error_of<AuthError>(client, 20s, errc::auth_refused),
+                         {server_name(), "AUTH refused", "WRONGPASS", "password"}));
     EXPECT_TRUE(eventually([&] { return others_connected() == 0; })) << "connections left open";
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
@@ -44,13 +45,14 @@ TEST_F(Passwords, AnUnknownUserIsAnAuthError) {
     c.username = "ghost";
     c.password = "s3cret";
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<AuthError>(client), {server_name(), "AUTH refused", "user name and password"}));
+    EXPECT_TRUE(mentions(error_of<AuthError>(client, 20s, errc::auth_refused),
+                         {server_name(), "AUTH refused", "user name and password"}));
     EXPECT_TRUE(eventually([&] { return others_connected() == 0; })) << "connections left open";
 }
 
 TEST_F(Passwords, NoPasswordForAServerThatWantsOneIsAnAuthError) {
     auto client = connect(config());
-    EXPECT_TRUE(mentions(error_of<AuthError>(client), {server_name(), "NOAUTH", "password"}));
+    EXPECT_TRUE(mentions(error_of<AuthError>(client, 20s, errc::auth_refused), {server_name(), "NOAUTH", "password"}));
     EXPECT_TRUE(eventually([&] { return others_connected() == 0; })) << "connections left open";
 }
 
@@ -60,14 +62,16 @@ TEST_F(Servers, APasswordForAServerWithoutOneIsAnAuthError) {
     Config c = config();
     c.password = "s3cret";
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<AuthError>(client), {server_name(), "AUTH refused", "password"}));
+    EXPECT_TRUE(
+        mentions(error_of<AuthError>(client, 20s, errc::auth_refused), {server_name(), "AUTH refused", "password"}));
 }
 
 TEST_F(Servers, ADatabaseOutOfRangeIsRefusedAtConnect) {
     Config c = config();
     c.database = 99;
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<AuthError>(client), {server_name(), "DB index is out of range", "database"}));
+    EXPECT_TRUE(mentions(error_of<AuthError>(client, 20s, errc::auth_refused),
+                         {server_name(), "DB index is out of range", "database"}));
 }
 
 TEST_F(Servers, NobodyListeningIsAConnectionError) {
@@ -75,7 +79,7 @@ TEST_F(Servers, NobodyListeningIsAConnectionError) {
     c.port = support::free_port();
     c.timeout = 500ms;
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<ConnectionError>(client),
+    EXPECT_TRUE(mentions(error_of<ConnectionError>(client, 20s, errc::not_connected),
                          {"127.0.0.1:" + std::to_string(c.port), "refused", "is the server running"}));
 }
 
@@ -87,15 +91,17 @@ TEST_F(Servers, AMissingUnixSocketIsAConnectionError) {
     EXPECT_TRUE(mentions(error_of<ConnectionError>(client), {c.unix_socket, "No such file"}));
 }
 
-// A ProtocolError, and at once: only the failure itself fails the waiting
-// commands with that type (the timeout would give a plain ConnectionError).
+// A ProtocolError (not a ConnectionError: retrying cannot help), and at once:
+// only the failure itself fails the waiting commands with that type (the
+// timeout would give a plain ConnectionError).
 TEST_F(Servers, AWebServerIsNamedAsNotRedis) {
     FakeServer web = FakeServer::http();
     Config c = config();
     c.port = web.port();
     c.timeout = 60s;
     auto client = connect(c);
-    EXPECT_TRUE(mentions(error_of<ProtocolError>(client), {web.name(), "not RESP", "is this a Redis server?"}));
+    EXPECT_TRUE(mentions(error_of<ProtocolError>(client, 20s, errc::protocol_error),
+                         {web.name(), "not RESP", "is this a Redis server?"}));
     EXPECT_GE(web.accepted(), 1);
 }
 
@@ -105,7 +111,7 @@ TEST_F(Servers, APausedServerIsAReplyTimeout) {
     Client client(c);
     Lock lock(client, "job");
     server->pause();
-    const std::string what = error_of<ReplyTimeoutError>([&] { lock.lock(); });
+    const std::string what = error_of<ReplyTimeoutError>([&] { lock.lock(); }, errc::reply_timeout);
     server->resume();
     EXPECT_TRUE(mentions(what, {server_name(), "no reply within 500 ms", "may or may not have run"})) << what;
 }
@@ -143,9 +149,9 @@ TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     Client client(c);
     Lock lock(client, "job");
     const std::vector<std::string> expected{peer.name(), "closed the connection", "may or may not have run"};
-    EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.lock(); }), expected));
+    EXPECT_TRUE(mentions(error_of<ConnectionError>([&] { lock.lock(); }, errc::connection_lost), expected));
     auto waiting = lock.async_try_lock(client.new_owner(), 30s);
-    EXPECT_TRUE(mentions(error_of<ConnectionError>(waiting), expected));
+    EXPECT_TRUE(mentions(error_of<ConnectionError>(waiting, 20s, errc::connection_lost), expected));
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }

@@ -24,15 +24,9 @@ K kinds(const Machine::Actions& actions) {
     return out;
 }
 
-std::exception_ptr error(const char* what) { return std::make_exception_ptr(std::runtime_error(what)); }
+detail::Failure error(const char* what) { return {errc::connection_lost, what}; }
 
-std::string what(const std::exception_ptr& e) {
-    try {
-        std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-        return x.what();
-    }
-}
+std::string what(const detail::Failure& e) { return e.message(); }
 
 Machine::Options gives_up_and_back() {
     Machine::Options o;

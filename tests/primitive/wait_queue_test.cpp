@@ -31,7 +31,7 @@ public:
     }
     void on_subscribed() override { log_.push_back(name + " subscribed"); }
     void on_closed() override { log_.push_back(name + " closed"); }
-    void on_refused(std::exception_ptr) override { log_.push_back(name + " refused"); }
+    void on_refused(const detail::Failure&) override { log_.push_back(name + " refused"); }
 
     const std::string name;
     bool decline = false;
@@ -174,7 +174,7 @@ TEST_F(WaitQueueTest, AWaiterJoiningAnActiveChannelIsToldAtOnce) {
 
 TEST_F(WaitQueueTest, ARefusedOrClosedChannelLetsEveryWaiterGo) {
     add("a"), add("b");
-    queue.on_refused(std::make_exception_ptr(std::runtime_error("NOPERM")));
+    queue.on_refused(detail::Failure::server("NOPERM", "NOPERM"));
     EXPECT_EQ(log, (Log{"a refused", "b refused"}));
     EXPECT_TRUE(queue.empty());
 

@@ -31,7 +31,7 @@ public:
     }
     void on_subscribed() override { log_.push_back(name_ + " subscribed"); }
     void on_closed() override { log_.push_back(name_ + " closed"); }
-    void on_refused(std::exception_ptr) override { log_.push_back(name_ + " refused"); }
+    void on_refused(const Failure&) override { log_.push_back(name_ + " refused"); }
 
 private:
     std::string name_;

@@ -178,15 +178,15 @@ TEST_F(ClusterFailoverTest, CommandsParkedBehindADeadPrimaryKeepTheirOrder) {
     const std::size_t slot = detail::key_slot(key);
     const std::size_t promoted = cluster->replica_of(1);
     auto run = [&](std::vector<std::string> args) {
-        auto done = std::make_shared<std::promise<std::exception_ptr>>();
+        auto done = std::make_shared<std::promise<detail::Failure>>();
         auto outcome = done->get_future();
         std::vector<std::string_view> views(args.begin(), args.end());
-        transport.execute(key, views, [done](std::exception_ptr e, detail::Reply) { done->set_value(e); });
+        transport.execute(key, views, [done](detail::Failure e, detail::Reply) { done->set_value(e); });
         return outcome;
     };
     ASSERT_FALSE(run({"SET", key + ":probe", "1"}).get());
     cluster->node(1).kill();
-    std::vector<std::future<std::exception_ptr>> pushed;
+    std::vector<std::future<detail::Failure>> pushed;
     for (int i = 0; i < 30; ++i) {
         pushed.push_back(run({"RPUSH", key, std::to_string(i)}));
         std::this_thread::sleep_for(7ms);  // each parked at another moment of the retry timer's period

@@ -9,6 +9,9 @@
 
 #include "cli/cli_process.hpp"
 #include "core/client_core.hpp"
+#include "holdfast_scripts.hpp"
+#include "primitive/call.hpp"
+#include "primitive/script_call.hpp"
 #include "redis_cluster.hpp"
 #include "redis_fixture.hpp"
 #include "transport/cluster.hpp"
@@ -173,6 +176,24 @@ TEST_F(ClusterTest, NotAClusterIsRefusedByName) {
         FAIL() << "a plain server taken for a cluster";
     } catch (const ServerError& e) {
         EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(plain.port())), std::string::npos) << e.what();
+    }
+}
+
+// An error reply reaches the caller with its code, as text and as a value.
+TEST_F(ClusterTest, ACrossSlotRefusalCarriesItsCode) {
+    Client client(config());
+    detail::Transport& transport = detail::core_of(client).transport;
+    const std::string a = name_on(0, "cross"), b = name_on(1, "cross");
+    try {
+        detail::block<detail::Reply>(transport, [&](auto done) {
+            detail::eval_reporting(transport, scripts::lock_force_unlock, {a, b}, {"0", "channel", "publish"}, a,
+                                   "force-unlock", std::move(done));
+        });
+        FAIL() << "a script ran with keys in two slots";
+    } catch (const ServerError& e) {
+        EXPECT_EQ(e.code(), errc::cross_slot) << e.what();
+        EXPECT_EQ(e.reply_code(), "CROSSSLOT");
+        EXPECT_NE(std::string(e.what()).find("'" + a + "'"), std::string::npos) << e.what();
     }
 }
 

@@ -72,8 +72,9 @@ TEST(NotARedisServer, IsNamedAsSuch) {
     try {
         Client client(c);
         FAIL() << "a web server passed for Redis";
-    } catch (const ConnectionError& e) {
+    } catch (const ProtocolError& e) {  // not a ConnectionError: retrying cannot help
         const std::string what = e.what();
+        EXPECT_EQ(e.code(), errc::protocol_error);
         EXPECT_NE(what.find("127.0.0.1:" + std::to_string(peer.port)), std::string::npos) << what;
         EXPECT_NE(what.find("Redis"), std::string::npos) << what;
     }
