@@ -410,7 +410,9 @@ void Connection::send_handshake() {
     // rights (Transport::eval). Not on a subscriber. First whether it may ask
     // (a refused ACL GETUSER would fill the operator's ACL LOG; a script's
     // check logs nothing; EVAL_RO, as it writes nothing, and so that it is
-    // not counted with the primitives' script calls); the answer asks (ask_rights).
+    // not counted with the primitives' script calls); the answer asks, and the
+    // connection is ready once told, so every script call it carries uses
+    // the same choice from its first (ask_rights_before_ready).
     const bool asks_rights = !is_push;
     const std::size_t rights_at = commands.size();
     if (asks_rights)
@@ -433,7 +435,7 @@ void Connection::send_handshake() {
                                Failure error, Reply reply) {
                 if (error || generation != self->generation_) return;
                 if (is_role && !self->on_role(reply)) return;
-                if (is_rights && reply.is_integer() && reply.integer == 1) self->ask_rights();
+                if (is_rights && reply.is_integer() && reply.integer == 1) self->ask_rights_before_ready();
                 if (is_setname || is_rights) reply = Reply{};
                 // Refused credentials or database: retrying cannot help, so
                 // waiting commands fail now (AuthError) rather than at the timeout.

@@ -166,6 +166,8 @@ private:
     /// not serve (Topology::sentinel and not a master), having failed the connection.
     bool on_role(const Reply& reply);
     /// Sends ACL GETUSER for the connection's user; on_rights reads the reply.
+    /// The first time within the handshake, so a ready connection knows.
+    void ask_rights_before_ready();
     void ask_rights();
     void on_rights(const Reply& reply);
     /// The user the connection authenticates as ("default" without one).

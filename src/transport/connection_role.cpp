@@ -29,6 +29,26 @@ void Connection::ask_rights() {
            });
 }
 
+// Part of the handshake: one more reply to wait for before ready.
+void Connection::ask_rights_before_ready() {
+    may_ask_rights_ = true;
+    ++handshake_replies_;
+    bool must_drain;
+    std::uint64_t epoch;
+    {
+        std::lock_guard lock(mutex_);
+        must_drain = enqueue_locked(encode_command({"ACL", "GETUSER", acl_user()}),
+                                    [self = shared_from_this(), generation = generation_](Failure error, Reply reply) {
+                                        if (error || generation != self->generation_) return;
+                                        self->on_rights(reply);
+                                        if (--self->handshake_replies_ == 0) self->became_ready();
+                                    },
+                                    Clock::now());
+        epoch = epoch_;
+    }
+    if (must_drain) drain(epoch);
+}
+
 std::string Connection::acl_user() const { return config_.username.empty() ? "default" : config_.username; }
 
 // ACL GETUSER's flat list of fields and values: everything is every command
