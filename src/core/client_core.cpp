@@ -51,7 +51,8 @@ ClientCore::ClientCore(const Config& config)
       telemetry(std::make_shared<Telemetry>(config.on_event, config.metrics, config.slow_acquire_threshold)),
       transport(effective(config, uuid, telemetry)),
       wait_queues(transport.subscriber()),
-      watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size) {}
+      watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size),
+      holds(watchdog) {}
 
 // The loop stops first: the watchdog's timer must not fire into a destroyed object.
 ClientCore::~ClientCore() { transport.shutdown(); }

@@ -1,7 +1,9 @@
-// The watchdog's bookkeeping, without I/O, lock or clock: the holds it knows,
-// their local lease deadlines, which are due for renewal in which batches, and
-// which are lost. The Watchdog (watchdog.cpp) keeps the timer, the mutex, the
-// transport and telemetry, and passes the time in.
+// The bookkeeping of a client's holds, without I/O, lock or clock: one record
+// per hold (key and owner) for both the ledger (HoldLedger: how many holds
+// callers were told of) and the watchdog (its local lease deadline, which
+// holds are due for renewal in which batches, which are lost). The Watchdog
+// (watchdog.cpp) keeps the timer, the mutex, the transport and telemetry, and
+// passes the time in.
 #pragma once
 
 #include <chrono>
@@ -34,7 +36,7 @@ public:
         const Script* renew = nullptr;
         std::vector<Sent> holds;
     };
-    /// A hold found lost: its token to stop and what to tell.
+    /// A hold found lost: its token to stop (none if nobody asked for it) and what to tell.
     struct Loss {
         std::stop_source source;
         std::string_view kind;
@@ -50,6 +52,21 @@ public:
     /// `lease`: what renewals set; renewals go every third of it.
     LeaseBook(std::chrono::milliseconds lease, std::size_t batch_size);
 
+    // The ledger (HoldLedger).
+
+    /// A caller was told at `now` that it took a hold.
+    void taken(const std::string& key, const std::string& owner, Clock::time_point now);
+    /// Holds callers were told of and have not given back; 0 if none.
+    std::int64_t known(const std::string& key, const std::string& owner) const;
+    /// One hold given back at `now` (`all`: every hold). How long since the
+    /// first of them was taken, if any was known.
+    std::optional<Clock::duration> given_back(const std::string& key, const std::string& owner, bool all,
+                                              Clock::time_point now);
+    /// Keys and owners with holds known.
+    std::size_t counted() const { return counted_; }
+
+    // The watchdog.
+
     /// A hold taken by a command sent at `sent` that set its TTL to `ttl`
     /// (Watchdog::track). Returns when the timer must fire, if earlier than
     /// it is armed for (it is then counted as armed for that).
@@ -63,11 +80,13 @@ public:
     /// Forgets the hold; returns its lease-lost source, if it was tracked.
     std::optional<std::stop_source> untrack(const std::string& key, const std::string& owner);
 
+    /// The hold's lease-lost token (stopped already if it is lost); no stop
+    /// state if not tracked.
     std::stop_token lease_lost(const std::string& key, const std::string& owner) const;
     std::optional<std::chrono::milliseconds> lost_for(const std::string& key, const std::string& owner,
                                                       Clock::time_point now) const;
     bool renews(const std::string& key, const std::string& owner) const;
-    std::size_t tracked() const { return entries_.size(); }
+    std::size_t tracked() const { return tracked_; }
 
     /// When the timer must fire next: the next renewal or local deadline,
     /// whichever is first; nullopt when nothing waits (then not armed).
@@ -86,19 +105,39 @@ public:
     std::vector<std::string_view> kinds_of(const std::vector<Sent>& batch) const;
 
 private:
+    // A client may hold 100k locks: a record is kept small (no copy of the
+    // owner's name, no stop state until someone asks for the token).
     struct Entry {
+        // The ledger's part.
+        std::int64_t count = 0;
+        Clock::time_point since;  // of the first hold still counted
+        // The watchdog's part, while watched.
         const Script* renew = nullptr;
         std::string_view kind;
-        std::stop_source lost;
+        mutable std::stop_source lost{std::nostopstate};  // made when first asked for (lease_lost)
         std::uint64_t generation = 0;  // tells a re-taken hold from the one a renewal was sent for
         Clock::time_point deadline;    // local lease deadline
-        bool expired = false;          // the deadline passed: no longer renewed, kept until untracked
+        bool watched = false;
+        bool expired = false;  // the deadline passed: no longer renewed, kept until untracked
     };
-    static Loss lose(const Id& id, Entry& entry, std::string why);
+    using Holds = std::map<std::string, Entry, std::less<>>;  // by key
+    using Owners = std::map<std::string, Holds, std::less<>>;  // each owner's name once
+
+    Entry* find(std::string_view key, std::string_view owner);
+    const Entry* find(std::string_view key, std::string_view owner) const;
+    const Entry* watched(std::string_view key, std::string_view owner) const;
+    Entry& emplace(const std::string& key, const std::string& owner);
+    /// Ends the watchdog's part; the record goes once the ledger's part is gone too.
+    void unwatch(std::string_view key, std::string_view owner);
+    /// Drops the record if neither part is left.
+    void drop_if_unused(std::string_view key, std::string_view owner);
+    static Loss lose(std::string_view key, std::string_view owner, Entry& entry, std::string why);
 
     const std::chrono::milliseconds lease_;
     const std::size_t batch_size_;
-    std::map<Id, Entry> entries_;
+    Owners owners_;
+    std::size_t tracked_ = 0;  // entries watched
+    std::size_t counted_ = 0;  // entries with a count
     std::optional<Clock::time_point> armed_for_;     // when the timer fires; nullopt: not armed
     std::optional<Clock::time_point> next_renewal_;  // while some entry renews
     std::uint64_t next_generation_ = 0;

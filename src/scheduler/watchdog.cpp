@@ -56,6 +56,27 @@ std::size_t Watchdog::tracked() const {
     return book_.tracked();
 }
 
+void Watchdog::taken(const std::string& key, const std::string& owner) {
+    std::lock_guard lock(mutex_);
+    book_.taken(key, owner, Clock::now());
+}
+
+std::int64_t Watchdog::known(const std::string& key, const std::string& owner) const {
+    std::lock_guard lock(mutex_);
+    return book_.known(key, owner);
+}
+
+std::optional<Watchdog::Clock::duration> Watchdog::given_back(const std::string& key, const std::string& owner,
+                                                              bool all) {
+    std::lock_guard lock(mutex_);
+    return book_.given_back(key, owner, all, Clock::now());
+}
+
+std::size_t Watchdog::counted() const {
+    std::lock_guard lock(mutex_);
+    return book_.counted();
+}
+
 void Watchdog::arm() {
     std::optional<Clock::time_point> wake;
     {

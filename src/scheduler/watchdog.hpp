@@ -6,6 +6,7 @@
 #include <asio.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,6 +71,12 @@ public:
     bool renews(const std::string& key, const std::string& owner) const;
     /// Holds tracked (tests check nothing is left behind).
     std::size_t tracked() const;
+
+    // The ledger's counts, kept in the same records (HoldLedger says why).
+    void taken(const std::string& key, const std::string& owner);
+    std::int64_t known(const std::string& key, const std::string& owner) const;
+    std::optional<Clock::duration> given_back(const std::string& key, const std::string& owner, bool all);
+    std::size_t counted() const;
     std::chrono::milliseconds lease() const { return lease_; }
 
 private:
@@ -93,7 +100,7 @@ private:
     asio::steady_timer timer_;
 
     mutable std::mutex mutex_;
-    LeaseBook book_;  // what to renew, what is lost, local deadlines
+    LeaseBook book_;  // what to renew, what is lost, local deadlines; the ledger's counts
 };
 
 }  // namespace holdfast::detail

@@ -156,5 +156,49 @@ TEST(LeaseBook, RenewalStopsWhenNothingRenews) {
     EXPECT_EQ(book.track(&renew_a, "lock", "b", "o", t0 + 1h, lease, t0 + 1h), t0 + 1h + lease / 3);
 }
 
+TEST(LeaseBook, ATokenAskedForOnceTheHoldIsLostIsStoppedAlready) {
+    LeaseBook book(lease, 100);
+    book.track(nullptr, "lock", "a", "o", t0, 5s, t0);
+    auto lost = book.expire(t0 + 5s);
+    ASSERT_EQ(lost.size(), 1u);
+    lost[0].source.request_stop();  // no token asked for yet: nothing to stop
+    EXPECT_TRUE(book.lease_lost("a", "o").stop_requested());
+    EXPECT_FALSE(book.lease_lost("b", "o").stop_possible());  // not tracked: no stop state
+}
+
+TEST(LeaseBook, TheLedgerAndTheWatchdogKeepOneRecordEachPartEndingOnItsOwn) {
+    LeaseBook book(lease, 100);
+    book.taken("a", "o", t0);
+    book.taken("a", "o", t0 + 1s);
+    book.track(&renew_a, "lock", "a", "o", t0, lease, t0);
+    EXPECT_EQ(book.known("a", "o"), 2);
+    EXPECT_EQ(book.known("a", "other"), 0);
+    EXPECT_EQ(book.counted(), 1u);
+    EXPECT_EQ(book.tracked(), 1u);
+    // The renewal ends; the ledger still counts both holds.
+    book.untrack("a", "o");
+    EXPECT_FALSE(book.renews("a", "o"));
+    EXPECT_EQ(book.known("a", "o"), 2);
+    EXPECT_EQ(book.given_back("a", "o", false, t0 + 3s), 3s);  // since the first hold
+    EXPECT_EQ(book.known("a", "o"), 1);
+    // Watched again, then the ledger forgets every hold: the watch goes on.
+    book.track(&renew_a, "lock", "a", "o", t0 + 4s, lease, t0 + 4s);
+    EXPECT_EQ(book.given_back("a", "o", true, t0 + 5s), 5s);
+    EXPECT_EQ(book.known("a", "o"), 0);
+    EXPECT_EQ(book.counted(), 0u);
+    EXPECT_TRUE(book.renews("a", "o"));
+    EXPECT_EQ(book.given_back("a", "o", false, t0 + 6s), std::nullopt);
+    // A hold the server no longer has ends the watch only.
+    book.taken("a", "o", t0 + 6s);
+    const auto batches = book.renewals(t0 + 10s, one_shard);
+    ASSERT_EQ(batches.size(), 1u);
+    EXPECT_EQ(book.renewed(batches[0].holds, replies({0}), t0 + 10s).lost.size(), 1u);
+    EXPECT_EQ(book.tracked(), 0u);
+    EXPECT_EQ(book.known("a", "o"), 1);
+    book.given_back("a", "o", false, t0 + 11s);
+    EXPECT_EQ(book.counted(), 0u);
+    EXPECT_FALSE(book.renews("a", "o"));
+}
+
 }  // namespace
 }  // namespace holdfast::detail

@@ -3,11 +3,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <utility>
+
+#include "scheduler/watchdog.hpp"
 
 namespace holdfast::detail {
 
@@ -17,48 +16,32 @@ namespace holdfast::detail {
 /// holds from real ones and give them back too (primitive/release_verdict.hpp),
 /// instead of leaving the lock held (and renewed) for ever.
 ///
+/// Its counts live in the watchdog's records (LeaseBook), one per hold for
+/// both, so that a held lock costs one record.
+///
 /// Thread safety: any thread.
 class HoldLedger {
 public:
     using Clock = std::chrono::steady_clock;
 
-    void taken(const std::string& key, const std::string& field) {
-        std::lock_guard lock(mutex_);
-        Holds& holds = counts_[{key, field}];
-        if (holds.count++ == 0) holds.since = Clock::now();
-    }
+    explicit HoldLedger(Watchdog& watchdog) : watchdog_(watchdog) {}
+
+    void taken(const std::string& key, const std::string& field) { watchdog_.taken(key, field); }
 
     /// Holds of `field` callers were told of and have not given back; 0 if none.
-    std::int64_t known(const std::string& key, const std::string& field) const {
-        std::lock_guard lock(mutex_);
-        const auto it = counts_.find({key, field});
-        return it == counts_.end() ? 0 : it->second.count;
-    }
+    std::int64_t known(const std::string& key, const std::string& field) const { return watchdog_.known(key, field); }
 
     /// One hold given back (`all`: every hold, the server says none is left).
     /// Returns how long since the first of them was taken, if any was known.
     std::optional<Clock::duration> given_back(const std::string& key, const std::string& field, bool all) {
-        std::lock_guard lock(mutex_);
-        const auto it = counts_.find({key, field});
-        if (it == counts_.end()) return std::nullopt;
-        const Clock::duration held_for = Clock::now() - it->second.since;
-        if (all || --it->second.count == 0) counts_.erase(it);
-        return held_for;
+        return watchdog_.given_back(key, field, all);
     }
 
     /// Keys and fields with holds (tests check nothing is left behind).
-    std::size_t size() const {
-        std::lock_guard lock(mutex_);
-        return counts_.size();
-    }
+    std::size_t size() const { return watchdog_.counted(); }
 
 private:
-    struct Holds {
-        std::int64_t count = 0;
-        Clock::time_point since;  // of the first hold still known
-    };
-    mutable std::mutex mutex_;
-    std::map<std::pair<std::string, std::string>, Holds> counts_;
+    Watchdog& watchdog_;
 };
 
 }  // namespace holdfast::detail
