@@ -115,8 +115,14 @@ TEST_F(Telemetry, ScriptReloadIsToldAndCounted) {
     c.on_event = log.handler();
     Client client(c);
     Lock lock(client, "ledger");
-    lock.lock();
-    lock.unlock();
+    // Until this client has loaded the acquire it runs from now on: a command
+    // connection still in its handshake when the first acquire was sent ran
+    // the checked one, not knowing yet that its user may run everything.
+    ASSERT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+    }));
     raw->command({"SCRIPT", "FLUSH"});
     lock.lock();
     lock.unlock();
