@@ -57,6 +57,12 @@ protected:
         for (const auto* script : scripts::all) raw->command({"SCRIPT", "LOAD", script->body});
     }
 
+    /// Whether the server caches the trusted twin of the lock's acquire (which
+    /// a client runs for a user allowed everything once its connection knows).
+    bool trusted_acquire_loaded() const {
+        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+    }
+
     /// Subscribers of `channel` on the server.
     long long subscribers(const std::string& channel) const {
         return raw->command({"PUBSUB", "NUMSUB", channel})->element[1]->integer;

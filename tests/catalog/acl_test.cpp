@@ -181,7 +181,7 @@ TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
     ASSERT_TRUE(eventually([&] {
         first.lock();
         first.unlock();
-        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+        return trusted_acquire_loaded();
     }));
     revoke();
     std::string refusal;
@@ -213,7 +213,7 @@ TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
     ASSERT_TRUE(eventually([&] {
         lock.lock();
         lock.unlock();
-        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+        return trusted_acquire_loaded();
     }));
     lock.lock();
     revoke();

@@ -121,7 +121,7 @@ TEST_F(Telemetry, ScriptReloadIsToldAndCounted) {
     ASSERT_TRUE(eventually([&] {
         lock.lock();
         lock.unlock();
-        return raw->command({"SCRIPT", "EXISTS", scripts::lock_acquire.trusted->sha1})->element[0]->integer == 1;
+        return trusted_acquire_loaded();
     }));
     raw->command({"SCRIPT", "FLUSH"});
     lock.lock();
