@@ -15,6 +15,18 @@ using namespace std::chrono_literals;
 
 std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 
+// After a failover named the new master at `named`: waits until the old one is
+// back as its replica (so the next failover has one to promote), and says how
+// long that took for the fault's log.
+std::string old_master_rejoined(std::uint16_t new_master, Nanos named, std::chrono::seconds within) {
+    try {
+        support::SentinelGroup::wait_for_replicas(new_master, 1, within);
+        return ", old master back as its replica after " + ms_text(now_ns() - named);
+    } catch (const std::runtime_error&) {
+        return "; the old master not back as its replica within " + std::to_string(within.count()) + " s";
+    }
+}
+
 }  // namespace
 
 NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed,
@@ -259,13 +271,7 @@ bool NemesisRunner::fail_over_under_release() {
     const int lock = slot < 0 ? -1 : status_.slots[slot].holding.load();
     const std::uint16_t after = sentinels_->wait_for_new_master(before);
     const Nanos named = now_ns();
-    std::string rejoined = ", old master back as its replica after ";
-    try {
-        support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(10));
-        rejoined += ms_text(now_ns() - named);
-    } catch (const std::runtime_error&) {
-        rejoined = "; the old master not back as its replica within 10 s";
-    }
+    const std::string rejoined = old_master_rejoined(after, named, std::chrono::seconds(10));
     const Nanos end = now_ns();
     const std::string what =
         "SENTINEL FAILOVER: replica promoted after " + ms_text(promoted - start) + ", " +
@@ -308,13 +314,7 @@ bool NemesisRunner::fail_over(Nemesis kind) {
         how = "kill -9 of the master, restarted";
     }
     const Nanos named = now_ns();
-    std::string rejoined = ", old master back as its replica after ";
-    try {
-        support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(10));
-        rejoined += ms_text(now_ns() - named);
-    } catch (const std::runtime_error&) {
-        rejoined = "; the old master not back as its replica within 10 s";
-    }
+    const std::string rejoined = old_master_rejoined(after, named, std::chrono::seconds(10));
     const Nanos end = now_ns();
     const std::string what = how + ": master :" + std::to_string(before) + " -> :" + std::to_string(after) +
                              " named in " + ms_text(named - start) + rejoined;
@@ -344,16 +344,11 @@ bool NemesisRunner::hang_sentinel() {
     hung.pause();
     std::uint16_t after = 0;
     Nanos named = 0, resumed = 0;
-    std::string rejoined = ", old master back as its replica after ";
+    std::string rejoined;
     try {
         after = sentinels_->failover(std::chrono::seconds(30), 1);
         named = now_ns();
-        try {
-            support::SentinelGroup::wait_for_replicas(after, 1, std::chrono::seconds(20));
-            rejoined += ms_text(now_ns() - named);
-        } catch (const std::runtime_error&) {
-            rejoined = "; the old master not back as its replica within 20 s";
-        }
+        rejoined = old_master_rejoined(after, named, std::chrono::seconds(20));
     } catch (...) {
         hung.resume();
         throw;
