@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,15 @@ protected:
     std::unique_ptr<support::RedisServer> server;
     std::unique_ptr<support::SyncRedis> raw;
 };
+
+/// Futures their stop tokens ended: each ready within a generous deadline,
+/// and false (nothing taken).
+inline void expect_stopped_untaken(std::initializer_list<std::future<bool>*> futures) {
+    for (std::future<bool>* future : futures) {
+        ASSERT_EQ(future->wait_for(10s), std::future_status::ready);
+        EXPECT_FALSE(future->get());
+    }
+}
 
 /// Waits for `condition` with a generous deadline instead of sleeping and hoping.
 inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 10s) {
