@@ -8,8 +8,8 @@
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "primitive/wait_queues.hpp"
-#include "scheduler/hold_ledger.hpp"
-#include "scheduler/watchdog.hpp"
+#include "watchdog/hold_ledger.hpp"
+#include "watchdog/watchdog.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/transport.hpp"
 

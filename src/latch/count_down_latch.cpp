@@ -12,7 +12,7 @@
 #include "primitive/arguments.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 #include "primitive/wait_queue.hpp"
 
 namespace holdfast {

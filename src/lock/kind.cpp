@@ -4,7 +4,7 @@
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 #include "common/quoted.hpp"
 #include "primitive/names.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {

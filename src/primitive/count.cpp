@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "common/quoted.hpp"
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 #include "transport/transport.hpp"
 
 namespace holdfast::detail {

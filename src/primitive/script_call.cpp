@@ -2,7 +2,7 @@
 
 #include "common/quoted.hpp"
 #include "primitive/count.hpp"
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 
 namespace holdfast::detail {
 

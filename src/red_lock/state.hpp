@@ -18,7 +18,7 @@
 
 #include "errors/failure.hpp"
 #include "holdfast/lock.hpp"
-#include "scheduler/lease.hpp"
+#include "watchdog/lease.hpp"
 
 namespace holdfast::detail {
 

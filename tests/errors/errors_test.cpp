@@ -8,7 +8,7 @@
 #include "errors/acl_advice.hpp"
 #include "errors/failure.hpp"
 #include "holdfast/errors.hpp"
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 #include "primitive/script_call.hpp"
 #include "transport/reply.hpp"
 

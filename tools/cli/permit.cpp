@@ -12,7 +12,7 @@
 #include "cli/hold.hpp"
 #include "common/quoted.hpp"
 #include "holdfast/holdfast.hpp"
-#include "scheduler/lease.hpp"
+#include "watchdog/lease.hpp"
 
 namespace holdfast::cli {
 namespace {

@@ -1,7 +1,7 @@
 // Bad-input catalog, configuration: malformed URIs and out-of-range settings
 // are std::invalid_argument naming the URI or the field and what is expected,
 // before any connection is made.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

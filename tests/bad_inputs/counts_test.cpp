@@ -3,7 +3,7 @@
 // server and the limit, and changes nothing; none saturates silently.
 #include <limits>
 
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

@@ -1,7 +1,7 @@
 // Bad-input catalog, lock names: empty, huge, binary, and with braces.
 // Each either works exactly like an ordinary name or is refused clearly,
 // and leaves nothing behind.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

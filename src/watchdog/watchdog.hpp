@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/lease_book.hpp"
+#include "watchdog/lease_book.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "scheduler/watchdog.hpp"
+#include "watchdog/watchdog.hpp"
 
 namespace holdfast::detail {
 

@@ -2,7 +2,7 @@
 // every unit, including those that overflow when turned into milliseconds or
 // into a steady_clock deadline. A lease is refused or honoured exactly; a wait
 // too long for the clock means "no deadline"; nothing is left behind.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

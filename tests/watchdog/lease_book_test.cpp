@@ -1,9 +1,9 @@
 // The watchdog's bookkeeping on its own: no server, no clock, no timer.
-#include "scheduler/lease_book.hpp"
+#include "watchdog/lease_book.hpp"
 
 #include <gtest/gtest.h>
 
-#include "scheduler/lease.hpp"
+#include "watchdog/lease.hpp"
 
 namespace holdfast::detail {
 namespace {

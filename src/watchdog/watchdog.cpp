@@ -1,4 +1,4 @@
-#include "scheduler/watchdog.hpp"
+#include "watchdog/watchdog.hpp"
 
 #include <vector>
 

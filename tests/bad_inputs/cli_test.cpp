@@ -2,7 +2,7 @@
 // and options, bad durations, names and URLs (exit 2); servers it cannot use
 // (exit 69); keys that are not locks (exit 1). Each exit comes with one
 // "holdfast: " line naming what was wrong, and leaves no key behind.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 #include "cli/cli_process.hpp"
 
 namespace holdfast::testing {

@@ -1,4 +1,4 @@
-#include "primitive/errors.hpp"
+#include "primitive/reply_errors.hpp"
 
 #include "common/quoted.hpp"
 #include "errors/acl_advice.hpp"

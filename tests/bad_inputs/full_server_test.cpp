@@ -1,7 +1,7 @@
 // Bad-input catalog, a full server (maxmemory, noeviction): a release frees
 // memory, so the last release of every primitive must still work there; the
 // permit comes back, the count goes down and the waiters are told.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

@@ -2,7 +2,7 @@
 // one that stops answering or closes mid-reply, one that is out of memory.
 // Each is a ConnectionError / AuthError / ServerError that names the server
 // and says what to do, and no call leaves a renewal, a listener or a key.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

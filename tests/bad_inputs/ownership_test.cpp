@@ -1,6 +1,6 @@
 // Bad-input catalog, owners and keys: unlocking what one does not hold, empty
 // owner ids, and keys under the lock's name that are not locks.
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 
 namespace holdfast::testing {
 namespace {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "catalog/catalog.hpp"
+#include "bad_inputs/bad_inputs.hpp"
 #include "cli/cli_process.hpp"
 
 namespace holdfast::testing {

@@ -1,8 +1,8 @@
-#include "scheduler/lease_book.hpp"
+#include "watchdog/lease_book.hpp"
 
 #include <algorithm>
 
-#include "scheduler/lease.hpp"
+#include "watchdog/lease.hpp"
 
 namespace holdfast::detail {
 
