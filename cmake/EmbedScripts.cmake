@@ -27,14 +27,14 @@ function(holdfast_embed_scripts files outdir namespace)
       string(REPLACE "${line}" "${fragment}" body "${body}")
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${part})
     endforeach()
-    # An acquire checking its release's rights (primitive/release_rights.lua.part)
-    # has a trusted twin without the checks, for a user allowed everything. A
-    # release keeps its checks: rights revoked since the client last asked must
-    # refuse it before it writes, never between its delete and its publish.
+    # A script checking the release's rights (primitive/release_rights.lua.part)
+    # has a trusted twin without the checks, for a user allowed everything.
+    # Every such script publishes before its first write, so a user whose
+    # rights were revoked since the client last asked is refused by the
+    # server itself before anything changes; the checks only name what is missing.
     set(trusted "nullptr")
     string(FIND "${body}" "local function refused_right(" checks)
-    string(FIND "${name}" "acquire" acquires)
-    if(NOT checks EQUAL -1 AND NOT acquires EQUAL -1)
+    if(NOT checks EQUAL -1)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.lua.part checked)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.trusted.lua.part unchecked)
       string(REPLACE "${checked}" "${unchecked}" trusted_body "${body}")

@@ -43,7 +43,7 @@ public:
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
                            mode = try_once ? "try" : "wait", refresh, budget_ms](auto report) {
-            detail::attempt_script(core.transport, scripts::fair_lock_acquire, fair_keys(name),
+            detail::attempt_script(core.transport, scripts::fair_lock_acquire, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
                                    {lease_ms, owner, budget_ms, epoch_ms(), mode,
                                     std::string(core.transport.publish_command(name, detail::lock_channel(name))), timeout_ms,
                                     detail::lock_channel(name)},
@@ -55,7 +55,7 @@ public:
         };
         if (!try_once)
             request.give_up = [&core, name, owner, budget_ms](std::function<void()> done) {
-                detail::eval_reporting(core.transport, scripts::fair_lock_give_up, fair_keys(name),
+                detail::eval_reporting(core.transport, scripts::fair_lock_give_up, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
                                        {owner, budget_ms, std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                         detail::lock_channel(name)},
                                        name,
@@ -66,7 +66,7 @@ public:
 
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core.transport, scripts::fair_lock_release, fair_keys(name),
+        detail::eval_reporting(core.transport, scripts::fair_lock_release, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
                                {std::string(detail::unlock_message), lease_ms, owner, epoch_ms(),
                                 std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                 detail::lock_channel(name)},
@@ -75,7 +75,7 @@ public:
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, fair_keys(name),
+        detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
                                {std::string(detail::unlock_message),
                                 std::string(core.transport.publish_command(name, detail::lock_channel(name))),
                                 epoch_ms(), detail::lock_channel(name)},

@@ -27,12 +27,12 @@ struct Acquiring {
     Keeping keeping;
     bool writes;
     bool gives_back_unknown;
-    std::string taken;
+    std::string taken;       // empty: hold.subject(), made only if replica sync needs it
     AcquireRequest request;  // as prepared: sent again after a refusal by replica sync
     AcquireHandler done;
     Clock::time_point started = Clock::now();
     // When the attempt that took it was sent: its lease runs from then at the latest.
-    std::shared_ptr<Clock::time_point> sent = std::make_shared<Clock::time_point>();
+    Clock::time_point sent;
     std::optional<asio::steady_timer> pause;
 };
 
@@ -52,7 +52,7 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
     if (!error && acquired) {
         if (a.keeping.ledger) core.holds.taken(hold.key, hold.field);
         if (a.keeping.watched)
-            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.field, *a.sent, a.keeping.ttl);
+            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.field, a.sent, a.keeping.ttl);
     }
     // Given back as Redisson does, instead of left held until its lease ends.
     // With other holds known, the release verdict gives the extra one back.
@@ -110,12 +110,13 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
 }
 
 void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
-    detail::acquire(core.transport, core.wait_queues, AcquireRequest(a->request),
+    detail::acquire(core.transport, core.wait_queues, std::shared_ptr<const AcquireRequest>(a, &a->request),
                     [&core, a](Failure error, bool acquired, std::int64_t token) {
                         if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
                             return finish(core, *a, std::move(error), acquired, token);
                         // Replica sync (docs/deployments.md) before the caller learns it holds it.
-                        sync_acquire(core.transport, a->hold.key, a->taken, a->request.give_back,
+                        sync_acquire(core.transport, a->hold.key, a->taken.empty() ? a->hold.subject() : a->taken,
+                                     a->request.give_back,
                                      [&core, a, token](Failure e) {
                                          if (e.is(errc::replicas_unconfirmed)) return refused_by_replicas(core, a, e);
                                          finish(core, *a, e, !e, e ? 0 : token);
@@ -126,18 +127,13 @@ void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
 }  // namespace
 
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
-    std::string taken = spec.taken.empty() ? spec.hold.subject() : std::move(spec.taken);
     auto a = std::make_shared<Acquiring>(Acquiring{std::move(spec.hold), spec.keeping, spec.writes,
-                                                   spec.gives_back_unknown, std::move(taken),
+                                                   spec.gives_back_unknown, std::move(spec.taken),
                                                    std::move(spec.request), std::move(done)});
     AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
     request.sharded = core.transport.shards_channel(a->hold.key, request.channel);
-    if (a->keeping.watched)
-        request.attempt = [sent = a->sent, attempt = std::move(request.attempt)](std::function<void(Attempt)> report) {
-            *sent = Clock::now();
-            attempt(std::move(report));
-        };
+    if (a->keeping.watched) request.sent_at = &a->sent;
     run(core, a);
 }
 

@@ -32,6 +32,7 @@ struct Releasing {
 Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const Failure& error,
                 std::optional<std::chrono::milliseconds> lost_for, bool server_held,
                 const std::string& why_unconfirmed) {
+    if (verdict == ReleaseVerdict::released) return nullptr;  // the common case makes no text
     const std::string on = " on " + core.transport.config().server_name();
     const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
     const std::string unlock = hold.owner.empty() ? "release" : "unlock";

@@ -43,22 +43,22 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
                                           std::chrono::milliseconds lease, bool) const {
     AcquireRequest request;
     request.channel = lock_channel(name);
-    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), announces = announces_](auto report) {
+    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), channel = request.channel,
+                       announces = announces_](auto report) {
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {name},
-                       {lease_ms, owner, lock_channel(name),
-                        std::string(announces ? core.transport.publish_command(name, lock_channel(name)) : "")},
-                       name, "lock", std::move(report));
+                       {lease_ms, owner, channel, announces ? core.transport.publish_command(name, channel) : ""}, name,
+                       "lock", std::move(report));
     };
     return request;
 }
 
 void ReentrantLockKind::release(ClientCore& core, const std::string& name, const std::string& owner,
                                 const std::string& lease_ms, ReplyHandler done) const {
+    const std::string channel = lock_channel(name);
     eval_reporting(core.transport, scripts::lock_release, {name},
-                   {std::string(unlock_message), lease_ms, owner,
-                    std::string(announces_ ? core.transport.publish_command(name, lock_channel(name)) : ""),
-                    lock_channel(name)},
+                   {unlock_message, lease_ms, owner, announces_ ? core.transport.publish_command(name, channel) : "",
+                    channel},
                    name, "unlock", std::move(done));
 }
 

@@ -39,21 +39,22 @@ AcquireMachine::Options machine_options(const AcquireRequest& request) {
 // actions. Lives on the loop thread, but for start().
 class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
 public:
-    AcquireOperation(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done)
+    AcquireOperation(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
+                     AcquireHandler done)
         : transport_(transport),
           queues_(queues),
           request_(std::move(request)),
           done_(std::move(done)),
-          machine_(machine_options(request_)) {}
+          machine_(machine_options(*request_)) {}
 
     void start() {
         auto self = shared_from_this();
         if (!transport_.add_waiter(self)) return run(machine_.closing(closing_error()));
         // Started before a stop can reach the loop, sent after.
         const auto first = machine_.start();
-        if (request_.stop.stop_possible()) {
+        if (request_->stop.stop_possible()) {
             std::weak_ptr<AcquireOperation> weak = self;
-            cancel_.emplace(request_.stop, [weak, &transport = transport_] {
+            cancel_.emplace(request_->stop, [weak, &transport = transport_] {
                 transport.run_on_loop([weak] {
                     if (auto self = weak.lock()) self->run(self->machine_.cancel_requested());
                 });
@@ -82,7 +83,8 @@ private:
     void perform(const Action& action) {
         switch (action.kind) {
             case Action::Kind::send_attempt:
-                return request_.attempt([self = shared_from_this()](Attempt result) {
+                if (request_->sent_at) *request_->sent_at = Clock::now();
+                return request_->attempt([self = shared_from_this()](Attempt result) {
                     self->run(self->machine_.attempt_replied(result, Clock::now()));
                 });
             case Action::Kind::subscribe: count_waiting(); return join();
@@ -94,20 +96,20 @@ private:
                 if (!queue_) return;
                 if (action.after_self) return queue_->pass_on(action.count, this);
                 return queue_->hand_out(action.count);
-            case Action::Kind::give_up: return leave(request_.give_up);
-            case Action::Kind::give_back: return leave(request_.give_back);
+            case Action::Kind::give_up: return leave(request_->give_up);
+            case Action::Kind::give_back: return leave(request_->give_back);
             case Action::Kind::complete: return complete();
         }
     }
 
     // Joins the channel's queue, the one listener all local waiters on the
     // channel share; runs on_subscribed() at once if the channel is active.
-    void join() { queue_ = queues_.join(request_.channel, shared_from_this(), request_.wakes, request_.sharded); }
+    void join() { queue_ = queues_.join(request_->channel, shared_from_this(), request_->wakes, request_->sharded); }
 
     // The last waiter out takes the queue off the channel. Also at the end:
     // a queue the subscriber let go (refused, closed) goes with its waiters.
     void leave_queue() {
-        if (queue_) queues_.leave(request_.channel, this);
+        if (queue_) queues_.leave(request_->channel, this);
     }
 
     void arm(Clock::time_point at) {
@@ -121,10 +123,9 @@ private:
     }
 
     // Give-up or give-back: the machine completes once the primitive is done.
-    void leave(std::function<void(std::function<void()>)>& step) {
+    void leave(const std::function<void(std::function<void()>)>& step) {
         timer_.reset();
-        auto run_step = std::move(step);
-        run_step([self = shared_from_this()] { self->run(self->machine_.left()); });
+        step([self = shared_from_this()] { self->run(self->machine_.left()); });
     }
 
     void complete() {
@@ -136,26 +137,26 @@ private:
         queue_.reset();
         transport_.remove_waiter(this);
         const auto& outcome = machine_.outcome();
-        if (waiting_) request_.meter.telemetry->waiting(request_.meter.kind, -1);
+        if (waiting_) request_->meter.telemetry->waiting(request_->meter.kind, -1);
         auto done = std::move(done_);
         done(outcome.error, outcome.acquired, outcome.token);
     }
 
     Failure closing_error() const {
         return client_closed("; stopped waiting" +
-                             (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)));
+                             (request_->channel.empty() ? std::string() : " on " + quoted(request_->channel)));
     }
 
     // Counted among the waiters once it first waits.
     void count_waiting() {
-        if (waiting_ || !request_.meter.telemetry) return;
+        if (waiting_ || !request_->meter.telemetry) return;
         waiting_ = true;
-        request_.meter.telemetry->waiting(request_.meter.kind, +1);
+        request_->meter.telemetry->waiting(request_->meter.kind, +1);
     }
 
     Transport& transport_;
     WaitQueues& queues_;
-    AcquireRequest request_;
+    std::shared_ptr<const AcquireRequest> request_;
     AcquireHandler done_;
     AcquireMachine machine_;
     bool waiting_ = false;
@@ -166,7 +167,8 @@ private:
 
 }  // namespace
 
-void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done) {
+void acquire(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
+             AcquireHandler done) {
     std::make_shared<AcquireOperation>(transport, queues, std::move(request), std::move(done))->start();
 }
 

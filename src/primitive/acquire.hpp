@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -82,6 +83,9 @@ struct AcquireRequest {
     /// and an attempt in flight awaited, what it took given back.
     std::stop_token stop;
     Meter meter;
+    /// Set to when each attempt is sent, if given: what an attempt takes is
+    /// leased from then at the latest (the hold pipeline's watchdog entry).
+    std::chrono::steady_clock::time_point* sent_at = nullptr;
 };
 
 /// Completion: error set, or whether the primitive was acquired (with the
@@ -90,6 +94,9 @@ using AcquireHandler = std::function<void(Failure error, bool acquired, std::int
 
 /// Starts an acquire operation on the transport's loop (callable from any
 /// thread); a waiter joins its channel's queue in `queues`, the same client's.
-void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done);
+/// The request is shared, not copied: the hold pipeline sends the same one
+/// again after replica sync refused what an attempt took.
+void acquire(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
+             AcquireHandler done);
 
 }  // namespace holdfast::detail

@@ -6,14 +6,6 @@
 
 namespace holdfast::detail {
 
-namespace {
-
-std::vector<std::string_view> views(const std::vector<std::string>& strings) {
-    return {strings.begin(), strings.end()};
-}
-
-}  // namespace
-
 std::optional<std::int64_t> hold_count_in(const std::string& value) { return parse_count(value); }
 
 Failure not_a_lock(std::string_view server, const std::string& name, const std::string& field,
@@ -29,10 +21,10 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
     return *count;
 }
 
-void eval_reporting(Transport& transport, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
-                    std::string_view kind) {
-    transport.eval(script, views(keys), views(args),
+void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string what,
+                    ReplyHandler done, std::string_view kind) {
+    transport.eval(script, keys, args,
                    [&transport, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
                        Failure error, Reply reply) {
                        if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
@@ -41,12 +33,17 @@ void eval_reporting(Transport& transport, const Script& script, std::vector<std:
                    });
 }
 
-void attempt_script(Transport& transport, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string_view noun,
+// Its own reply handler, not eval_reporting's wrapped: one closure per attempt.
+void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report) {
-    eval_reporting(transport, script, std::move(keys), std::move(args), name, std::string(noun),
-                   [report = std::move(report)](Failure error, Reply reply) {
+    transport.eval(script, keys, args,
+                   [&transport, name, noun = std::string(noun), report = std::move(report)](Failure error, Reply reply) {
                        if (error) return report(Attempt::failed(std::move(error)));
+                       if (reply.is_error())
+                           return reply_error(
+                               transport, name, noun, reply,
+                               [report](Failure e) { report(Attempt::failed(std::move(e))); }, "lock");
                        if (reply.is_nil()) return report(Attempt::acquired());
                        report(Attempt::refused(reply.integer));
                    });

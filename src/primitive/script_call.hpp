@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,15 +31,16 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes a failure
 /// naming the lock (WRONGTYPE: WrongTypeError).
-void attempt_script(Transport& transport, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string_view noun,
+void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report);
 
 /// Evaluates `script` and hands on its reply, turning a Redis error reply into
 /// a failure naming `name`, what was being done and the `kind` of primitive
 /// expected under `name` (see reply_error).
-void eval_reporting(Transport& transport, const Script& script, std::vector<std::string> keys,
-                    std::vector<std::string> args, const std::string& name, std::string what, ReplyHandler done,
-                    std::string_view kind = "lock");
+/// Keys and arguments are views: the command is encoded before this returns.
+void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string what,
+                    ReplyHandler done, std::string_view kind = "lock");
 
 }  // namespace holdfast::detail

@@ -130,7 +130,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
             [](const Tally<detail::Failure>&) { return false; },
             [&home, then = std::move(then)](const Tally<detail::Failure>&) { home.run_on_loop(then); });
     };
-    detail::acquire(home, state_->home_queues(), std::move(request),
+    detail::acquire(home, state_->home_queues(), std::make_shared<const detail::AcquireRequest>(std::move(request)),
                     [state = state_, owners, used, renewed = !lease, valid_until, done = std::move(done)](
                         detail::Failure error, bool acquired, std::int64_t) {
                         if (acquired) state->add_hold(owners, used, renewed, *valid_until);

@@ -181,7 +181,9 @@ void Connection::flush_after_read() {
 // Sends until the output is empty, from whichever thread became the writer.
 void Connection::drain(std::uint64_t epoch) {
     std::lock_guard writing(write_mutex_);
-    std::string batch;
+    // A member, so both buffers keep their capacity: appending a command
+    // then allocates nothing.
+    std::string& batch = batch_;
     for (;;) {
         int fd;
         std::shared_ptr<TlsSession> tls;
@@ -192,8 +194,8 @@ void Connection::drain(std::uint64_t epoch) {
                 writer_active_ = false;
                 return;
             }
+            batch.clear();  // what an early return below left
             batch.swap(output_);
-            output_.clear();
             fd = fd_;
             tls = tls_;
         }

@@ -218,6 +218,7 @@ private:
     // Held by the one thread writing to the socket, so fail() cannot close
     // (and the OS reuse) the descriptor under a send().
     std::mutex write_mutex_;
+    std::string batch_;  // drain()'s, under write_mutex_: the bytes being sent
     // Guards everything below it.
     std::mutex mutex_;
     State state_ = State::idle;

@@ -97,8 +97,8 @@ void Transport::execute_on(const ServerAddress& master, const std::vector<std::s
     router_->send_to(master, encode_command(args), std::move(handler));
 }
 
-void Transport::eval(const Script& requested, const std::vector<std::string_view>& keys,
-                     const std::vector<std::string_view>& args, ReplyHandler handler) {
+void Transport::eval(const Script& requested, std::span<const std::string_view> keys,
+                     std::span<const std::string_view> args, ReplyHandler handler) {
     const std::string_view first_key = keys.empty() ? std::string_view{} : keys.front();
     // A user the server lets run everything needs no check of its rights.
     const Script& script =
@@ -121,19 +121,44 @@ void Transport::eval(const Script& requested, const std::vector<std::string_view
         argv[1] = script.body;
         return dispatch(first_key, encode_command(argv), std::move(handler));
     }
-    // A copy of the request, needed only if the server lost the script: then
-    // it is read back (it is RESP too) and sent again as EVAL with the body,
-    // to the same server (in a cluster: the one now serving the key).
-    auto evalsha = std::make_shared<std::string>(encode_command(argv));
-    dispatch(first_key, *evalsha,
-             [this, &script, evalsha, handler = std::move(handler)](Failure error, Reply reply) mutable {
+    // A copy of the request, needed only if the server lost the script (then
+    // it is read back, as it is RESP too, and sent again as EVAL with the
+    // body) or refused the trusted twin.
+    send_script(requested, script, std::make_shared<std::string>(encode_command(argv)), first_key,
+                std::move(handler));
+}
+
+namespace {
+
+// A refusal of a PUBLISH to a channel inside a script (Redis 7.0's ERR form, 7.2's NOPERM form).
+bool refused_channel(const Reply& reply) {
+    const std::string_view text = reply.str;
+    return reply.is_error_code("NOPERM") &&
+           (text.find("publish to the channel") != std::string_view::npos ||
+            (text.starts_with("NOPERM") && text.find("channel") != std::string_view::npos));
+}
+
+// The key a script request routes by: its first key, if it has any.
+std::string_view routing_key(const Reply& request) {
+    const auto& e = request.elements;
+    return e.size() > 3 && e[2].str != "0" ? std::string_view(e[3].str) : std::string_view();
+}
+
+}  // namespace
+
+void Transport::send_script(const Script& requested, const Script& script, std::shared_ptr<std::string> evalsha,
+                            std::string_view key, ReplyHandler handler) {
+    dispatch(key, *evalsha,
+             [this, &requested, &script, evalsha, handler = std::move(handler)](Failure error, Reply reply) mutable {
+        if (!error && &script != &requested && refused_channel(reply))
+            return send_checked(requested, script, std::move(evalsha), std::move(handler));
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;
         reader.feed(evalsha->data(), evalsha->size());
         auto request = reader.next();
         std::vector<std::string_view> eval_form{"EVAL", script.body};
         for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
-        const std::string_view key = request->elements.size() > 3 && eval_form[2] != "0" ? eval_form[3] : "";
+        const std::string_view key = routing_key(*request);
         // The first EVAL of a script on a server loads it; a NOSCRIPT after
         // that means the server lost it, which is worth telling.
         std::string server = writer_of(key).address();
@@ -144,12 +169,29 @@ void Transport::eval(const Script& requested, const std::vector<std::string_view
             event.detail = std::string(script.name) + " (the server had lost it: a restart, failover or SCRIPT FLUSH)";
             config_.on_event(event);
         }
-        dispatch(key, encode_command(eval_form), [this, &script, server = std::move(server), handler = std::move(handler)](
-                                                      Failure error, Reply reply) mutable {
-            if (!error && !reply.is_error()) loaded_.insert({std::move(server), &script});
-            handler(error, std::move(reply));
-        });
+        dispatch(key, encode_command(eval_form),
+                 [this, &requested, &script, evalsha, server = std::move(server), handler = std::move(handler)](
+                     Failure error, Reply reply) mutable {
+                     if (!error && !reply.is_error()) loaded_.insert({std::move(server), &script});
+                     if (!error && &script != &requested && refused_channel(reply))
+                         return send_checked(requested, script, std::move(evalsha), std::move(handler));
+                     handler(error, std::move(reply));
+                 });
     });
+}
+
+// The trusted twin was refused a channel: the user's rights were narrowed
+// since the connection asked (it checks again from this refusal on). Every
+// such script publishes before its first write (primitive/release_rights.lua.part),
+// so nothing changed; the checked script refuses before it writes, naming the channel.
+void Transport::send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,
+                             ReplyHandler handler) {
+    const std::string_view sha1 = twin.sha1;
+    evalsha->replace(evalsha->find(sha1), sha1.size(), requested.sha1);
+    ReplyReader reader;
+    reader.feed(evalsha->data(), evalsha->size());
+    const std::string key(routing_key(*reader.next()));
+    send_script(requested, requested, std::move(evalsha), key, std::move(handler));
 }
 
 }  // namespace holdfast::detail

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <span>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -42,8 +43,12 @@ public:
     /// sends it again by EVAL, which also caches it. Routed by keys[0]. Its
     /// trusted twin instead where the connection's user may run everything
     /// (Connection::user_unrestricted).
-    void eval(const Script& script, const std::vector<std::string_view>& keys,
-              const std::vector<std::string_view>& args, ReplyHandler handler);
+    void eval(const Script& script, std::span<const std::string_view> keys, std::span<const std::string_view> args,
+              ReplyHandler handler);
+    void eval(const Script& script, std::initializer_list<std::string_view> keys,
+              std::initializer_list<std::string_view> args, ReplyHandler handler) {
+        eval(script, std::span(keys.begin(), keys.size()), std::span(args.begin(), args.size()), std::move(handler));
+    }
 
     /// What a WAIT after a write found: `replicas` waited for (0: no WAIT
     /// was sent), how many `acknowledged`, the master's address, and whether
@@ -110,6 +115,12 @@ private:
     /// The connection a command for `key` is written on (one server or a
     /// cluster master): a WAIT there covers the writes before it.
     Connection& writer_of(std::string_view key) { return router_->connection_for(key); }
+    /// Sends the EVALSHA request `evalsha` of `script` (`requested` or its
+    /// trusted twin): on NOSCRIPT as EVAL; a twin refused a channel, as `requested`.
+    void send_script(const Script& requested, const Script& script, std::shared_ptr<std::string> evalsha,
+                     std::string_view key, ReplyHandler handler);
+    void send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,
+                      ReplyHandler handler);
 
     Config config_;
     asio::io_context io_;

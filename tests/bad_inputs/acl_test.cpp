@@ -243,8 +243,11 @@ TEST_F(Revoked, ARefusedUnlockIsReportedAndEndsTheRenewal) {
 }
 
 // Every lockable, through the checked form: each throws naming the channel,
-// keeps its lock, and is no longer renewed.
+// keeps its lock, and is no longer renewed. A user not allowed everything
+// (no DEBUG), so every script checks: even a reentrant hold's partial release
+// is refused, as the full one would be.
 TEST_F(Revoked, EveryCheckedReleaseThrowsAndEndsTheRenewal) {
+    raw->command({"ACL", "SETUSER", "limited", "-debug"});
     Client client(told());
     const std::string owner = client.current_owner();
     Lock lock(client, "job");
@@ -275,6 +278,28 @@ TEST_F(Revoked, EveryCheckedReleaseThrowsAndEndsTheRenewal) {
     }
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
     EXPECT_EQ(releases_failed().size(), cases.size());
+}
+
+// A user allowed everything runs the releases' trusted twins. Rights taken
+// away before the client asks again: the twin is refused at its publish,
+// before it writes, and sent again checked, so the error names the channel.
+TEST_F(Revoked, ATrustedReleaseRefusedIsToldAsACheckedOne) {
+    raw->command({"SCRIPT", "FLUSH"});
+    Client client(told());
+    Lock lock(client, "job");
+    ASSERT_TRUE(eventually([&] {
+        lock.lock();
+        lock.unlock();
+        return trusted_acquire_loaded();
+    }));
+    lock.lock();
+    revoke();
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.release(); }, errc::no_permission),
+                         expected("'job'", "redisson_lock__channel:{job}")));
+    EXPECT_EQ(raw->command({"SCRIPT", "EXISTS", scripts::lock_release.trusted->sha1})->element[0]->integer, 1)
+        << "the release did not run trusted first";
+    expect_lock_held("job", client.current_owner());
+    EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a hold whose release was tried is still renewed";
 }
 
 TEST_F(Revoked, ASemaphoreReleaseIsRefusedAndThePermitStaysTaken) {
