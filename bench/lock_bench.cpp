@@ -164,11 +164,12 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
 }
 
 // The hand-written section at the end of BENCHMARKS.md, if any: A/B runs of
-// two commits, interleaved, which one run of this tree cannot show. Kept as is.
+// two commits, interleaved, and profiles, which one run of this tree cannot
+// show. Kept as is.
 std::string kept_comparisons(const std::string& path) {
     std::ifstream in(path);
     const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto at = old.find("\n## Comparisons between commits");
+    const auto at = old.find("\n## Analyses");
     return at == std::string::npos ? std::string() : old.substr(at);
 }
 

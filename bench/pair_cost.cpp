@@ -5,6 +5,8 @@
 // servers are other processes, so a busy machine moves pairs/s, much less
 // the CPU per pair). PAIR_COST_POOL=n sets Config::connection_pool_size;
 // PAIR_COST_PERF=instructions:u,instructions:k adds perf stat's counts per pair.
+// PAIR_COST_ASYNC=1: `threads` chains of async_lock -> async_unlock -> ...
+// instead of blocking threads, so no thread waits or wakes per pair.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <latch>
 #include <memory>
 #include <string>
@@ -39,6 +42,38 @@ void run(holdfast::Config config, std::size_t threads, std::chrono::seconds dura
     std::vector<Count> counts(threads);
     std::latch ready(static_cast<std::ptrdiff_t>(threads) + 1);
     std::vector<std::thread> workers;
+    // Async chains: each pair's completion starts the next, on the loop thread.
+    struct Chain {
+        std::unique_ptr<holdfast::Lock> lock;
+        std::string owner;
+    };
+    std::vector<Chain> chains;
+    std::atomic<std::size_t> chains_ended{0};
+    std::function<void(std::size_t)> next_pair = [&](std::size_t i) {
+        Chain& c = chains[i];
+        c.lock->async_lock(c.owner, std::nullopt, {}, [&, i](std::exception_ptr error, bool) {
+            if (error) std::abort();
+            chains[i].lock->async_unlock(chains[i].owner, [&, i](std::exception_ptr error) {
+                if (error) std::abort();
+                auto& pairs = counts[i].pairs;
+                pairs.store(pairs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+                if (stop.load(std::memory_order_relaxed)) {
+                    ++chains_ended;
+                    return;
+                }
+                next_pair(i);
+            });
+        });
+    };
+    if (std::getenv("PAIR_COST_ASYNC")) {
+        for (std::size_t i = 0; i < threads; ++i)
+            chains.push_back({std::make_unique<holdfast::Lock>(client, "bench:many:" + std::to_string(i)),
+                              "async-owner-" + std::to_string(i)});
+        for (std::size_t i = 0; i < threads; ++i) {
+            ready.count_down();
+            next_pair(i);
+        }
+    } else
     for (std::size_t i = 0; i < threads; ++i)
         workers.emplace_back([&, i] {
             holdfast::Lock lock(client, "bench:many:" + std::to_string(i));
@@ -77,6 +112,7 @@ void run(holdfast::Config config, std::size_t threads, std::chrono::seconds dura
     const long last = sum();
     stop = true;
     for (auto& w : workers) w.join();
+    while (chains_ended.load() < chains.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const double pairs = static_cast<double>(last - first);
     const double user = cpu_us(after.ru_utime) - cpu_us(before.ru_utime);
     const double sys = cpu_us(after.ru_stime) - cpu_us(before.ru_stime);
