@@ -151,6 +151,17 @@ protected:
         grant();
     }
     void grant() const { raw->command({"ACL", "SETUSER", "limited", "allchannels"}); }
+
+    /// Whether `lock`'s client comes to run the trusted twins (its user
+    /// allowed everything: a connection knows once its handshake is done),
+    /// locking and unlocking it until it does.
+    bool comes_to_trust(Lock& lock) const {
+        return eventually([&] {
+            lock.lock();
+            lock.unlock();
+            return trusted_acquire_loaded();
+        });
+    }
     void revoke() const { raw->command({"ACL", "SETUSER", "limited", "resetchannels"}); }
 
     Config told() {
@@ -178,11 +189,7 @@ TEST_F(Revoked, RightsTakenAwayAreCheckedAgainSoon) {
     raw->command({"SCRIPT", "FLUSH"});
     Client client(limited());
     Lock first(client, "first");
-    ASSERT_TRUE(eventually([&] {
-        first.lock();
-        first.unlock();
-        return trusted_acquire_loaded();
-    }));
+    ASSERT_TRUE(comes_to_trust(first));
     revoke();
     std::string refusal;
     int taken = 0;
@@ -210,11 +217,7 @@ TEST_F(Revoked, ARefusalEndsTheTrustAtOnce) {
     raw->command({"SCRIPT", "FLUSH"});
     Client client(limited());
     Lock lock(client, "job");
-    ASSERT_TRUE(eventually([&] {
-        lock.lock();
-        lock.unlock();
-        return trusted_acquire_loaded();
-    }));
+    ASSERT_TRUE(comes_to_trust(lock));
     lock.lock();
     revoke();
     lock.unlock();  // refused, reported
@@ -287,11 +290,7 @@ TEST_F(Revoked, ATrustedReleaseRefusedIsToldAsACheckedOne) {
     raw->command({"SCRIPT", "FLUSH"});
     Client client(told());
     Lock lock(client, "job");
-    ASSERT_TRUE(eventually([&] {
-        lock.lock();
-        lock.unlock();
-        return trusted_acquire_loaded();
-    }));
+    ASSERT_TRUE(comes_to_trust(lock));
     lock.lock();
     revoke();
     EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.release(); }, errc::no_permission),
