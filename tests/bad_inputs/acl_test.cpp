@@ -15,10 +15,10 @@
 namespace holdfast::testing {
 namespace {
 
-class NoChannels : public Catalog {
+class NoChannels : public BadInputs {
 protected:
     void SetUp() override {
-        Catalog::SetUp();
+        BadInputs::SetUp();
         // Every command and key, no channel: any PUBLISH is refused.
         raw->command({"ACL", "SETUSER", "limited", "on", ">pw", "~*", "+@all", "resetchannels"});
     }

@@ -27,8 +27,8 @@
 
 namespace holdfast::testing {
 
-/// The catalog's fixture: a redis-server of its own, and the checks every case ends with.
-class Catalog : public RedisTest {
+/// The bad inputs' fixture: a redis-server of its own, and the checks every case ends with.
+class BadInputs : public RedisTest {
 protected:
     /// "127.0.0.1:<port>": how errors must name this test's server.
     std::string server_name() const { return "127.0.0.1:" + std::to_string(server->port()); }
@@ -69,7 +69,7 @@ protected:
 // A server full for good: maxmemory set below what the data already uses
 // (filling up to the limit instead leaves it at the edge, where the next
 // write may pass). Take what the case needs first, then fill().
-class FullServer : public Catalog {
+class FullServer : public BadInputs {
 protected:
     std::vector<std::string> server_args() override { return {"--maxmemory-policy", "noeviction"}; }
     /// Writes 2 MiB, then lowers maxmemory to 1 MiB; returns the keys written.

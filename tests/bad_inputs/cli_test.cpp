@@ -10,7 +10,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-class CatalogCli : public CliTest {
+class BadInputsCli : public CliTest {
 protected:
     /// Runs holdfast with exactly `args` (no --url added).
     Finished bare(const Args& args) { return Cli(args, dir, {}).wait(); }
@@ -25,7 +25,7 @@ protected:
     void expect_no_keys() { EXPECT_EQ(raw->integer({"DBSIZE"}), 0); }
 };
 
-TEST_F(CatalogCli, MissingArgumentsExit2) {
+TEST_F(BadInputsCli, MissingArgumentsExit2) {
     const std::pair<Args, std::string> cases[] = {
         {{}, "A subcommand is required"},
         {{"run"}, "NAME is required"},
@@ -38,14 +38,14 @@ TEST_F(CatalogCli, MissingArgumentsExit2) {
     expect_no_keys();
 }
 
-TEST_F(CatalogCli, AnUnknownSubcommandOrOptionExits2) {
+TEST_F(BadInputsCli, AnUnknownSubcommandOrOptionExits2) {
     expect_failure(holdfast({"frobnicate", "job"}), 2, {"frobnicate"});
     expect_failure(holdfast({"run", "--nope", "job", "--", "true"}), 2, {"--nope"});
     expect_failure(holdfast({"status", "--force", "job"}), 2, {"--force"});
     expect_no_keys();
 }
 
-TEST_F(CatalogCli, BadDurationsExit2NamingTheValue) {
+TEST_F(BadInputsCli, BadDurationsExit2NamingTheValue) {
     const std::pair<Args, std::vector<std::string>> cases[] = {
         {{"--wait", "1.5q"}, {"bad duration '1.5q'", "unknown unit 'q'"}},
         {{"--wait", "-1s"}, {"bad duration '-1s'", "does not start with a number"}},
@@ -72,7 +72,7 @@ TEST_F(CatalogCli, BadDurationsExit2NamingTheValue) {
 
 // The longest wait and lease the CLI accepts work end to end (no overflow
 // inside the library).
-TEST_F(CatalogCli, TheLongestWaitAndLeaseWork) {
+TEST_F(BadInputsCli, TheLongestWaitAndLeaseWork) {
     const std::string script = redis_cli("PTTL job") + " > " + path("ttl");
     const auto result = holdfast({"run", "--wait", "277777h", "--lease", "277777h", "job", "--", "sh", "-c", script});
     ASSERT_EQ(result.status, 0) << result.err;
@@ -82,7 +82,7 @@ TEST_F(CatalogCli, TheLongestWaitAndLeaseWork) {
 
 // A semaphore count is a decimal from 1 to INT64_MAX: one beyond is refused,
 // not turned into INT64_MAX, and 010 is ten, not eight.
-TEST_F(CatalogCli, SemaphoreCountsBeyondInt64AreRefused) {
+TEST_F(BadInputsCli, SemaphoreCountsBeyondInt64AreRefused) {
     const std::pair<std::string, std::vector<std::string>> cases[] = {
         {"9223372036854775808", {"--semaphore: '9223372036854775808' is beyond the largest count", "9223372036854775807"}},
         {"99999999999999999999", {"beyond the largest count"}},
@@ -106,7 +106,7 @@ TEST_F(CatalogCli, SemaphoreCountsBeyondInt64AreRefused) {
     EXPECT_EQ(read_file(path("count")), "9\n");
 }
 
-TEST_F(CatalogCli, AnEmptyNameExits2) {
+TEST_F(BadInputsCli, AnEmptyNameExits2) {
     for (const char* command : {"run", "status", "unlock"}) {
         Args args{command, "--force", ""};
         if (std::string(command) != "unlock") args = {command, ""};
@@ -116,7 +116,7 @@ TEST_F(CatalogCli, AnEmptyNameExits2) {
     expect_no_keys();
 }
 
-TEST_F(CatalogCli, BadUrlsExit2) {
+TEST_F(BadInputsCli, BadUrlsExit2) {
     expect_failure(bare({"--url", "nope://x", "status", "job"}), 2, {"bad Redis URI 'nope://x'", "unknown scheme"});
     expect_failure(bare({"--url", "redis://h:99999", "status", "job"}), 2, {"'redis://h:99999'", "out of range"});
     expect_failure(bare({"--url", "", "status", "job"}), 2, {"bad Redis URI ''"});
@@ -124,7 +124,7 @@ TEST_F(CatalogCli, BadUrlsExit2) {
     expect_failure(bare({"--url", "redis://h", "--tls-ca", "/dev/null", "status", "job"}), 2, {"rediss://"});
 }
 
-TEST_F(CatalogCli, AServerItCannotUseExits69NamingIt) {
+TEST_F(BadInputsCli, AServerItCannotUseExits69NamingIt) {
     const std::string nobody = "127.0.0.1:" + std::to_string(support::free_port());
     expect_failure(bare({"--url", "redis://" + nobody, "run", "job", "--", "touch", path("ran")}), 69,
                    {nobody, "is the server running"});
@@ -137,7 +137,7 @@ TEST_F(CatalogCli, AServerItCannotUseExits69NamingIt) {
     expect_no_keys();
 }
 
-TEST_F(CatalogCli, AKeyThatIsNotALockExits1AndIsLeftAlone) {
+TEST_F(BadInputsCli, AKeyThatIsNotALockExits1AndIsLeftAlone) {
     raw->command({"RPUSH", "job", "a", "b"});
     const std::vector<std::string> why{"'job'", server_name(), "the key holds a list, not a lock",
                                        "pick another name or delete the key"};
@@ -150,7 +150,7 @@ TEST_F(CatalogCli, AKeyThatIsNotALockExits1AndIsLeftAlone) {
     EXPECT_EQ(raw->integer({"DBSIZE"}), 1);
 }
 
-TEST_F(CatalogCli, ACommandThatDoesNotExistExits127AndReleases) {
+TEST_F(BadInputsCli, ACommandThatDoesNotExistExits127AndReleases) {
     expect_failure(holdfast({"run", "job", "--", path("no-such-command")}), 127, {"command not found"});
     expect_no_keys();
 }

@@ -29,7 +29,7 @@ TEST_P(BadUris, AreRefusedNamingTheUriAndTheFix) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Catalog, BadUris,
+    BadInputs, BadUris,
     ::testing::Values(BadUri{"", "unknown scheme"}, BadUri{"127.0.0.1:6379", "unknown scheme"},
                       BadUri{"http://127.0.0.1:6379", "unknown scheme"},
                       BadUri{"redis://", "no host"},
@@ -87,7 +87,7 @@ TEST(ConfigDefaults, TwoConnectionsPerServerButOnePerClusterMasterUnlessSet) {
 using std::chrono::milliseconds;
 
 INSTANTIATE_TEST_SUITE_P(
-    Catalog, BadSettings,
+    BadInputs, BadSettings,
     ::testing::Values(
         BadSetting{"timeout", [](Config& c) { c.timeout = milliseconds(0); }, "must be > 0"},
         BadSetting{"timeout", [](Config& c) { c.timeout = milliseconds(-1); }, "must be > 0"},

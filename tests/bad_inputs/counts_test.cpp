@@ -8,7 +8,7 @@
 namespace holdfast::testing {
 namespace {
 
-using Counts = Catalog;
+using Counts = BadInputs;
 constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t least = std::numeric_limits<std::int64_t>::min();
 

@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::hours;
 using std::chrono::milliseconds;
-using Durations = Catalog;
+using Durations = BadInputs;
 
 TEST_F(Durations, ZeroLeaseIsRefused) {
     Client client(config());
@@ -121,7 +121,7 @@ struct Waiter {
     std::function<bool(Client&, Lock&)> call;
     friend void PrintTo(const Waiter& w, std::ostream* os) { *os << w.name; }
 };
-class EnormousWaits : public Catalog, public ::testing::WithParamInterface<Waiter> {};
+class EnormousWaits : public BadInputs, public ::testing::WithParamInterface<Waiter> {};
 
 TEST_P(EnormousWaits, WaitUntilTheUnlock) {
     Client holder(config()), client(config());
@@ -153,7 +153,7 @@ const Waiter enormous_waits[] = {
      [](Client& c, Lock& l) { return l.async_try_lock(c.current_owner(), milliseconds::max()).get(); }},
 };
 
-INSTANTIATE_TEST_SUITE_P(Catalog, EnormousWaits, ::testing::ValuesIn(enormous_waits),
+INSTANTIATE_TEST_SUITE_P(BadInputs, EnormousWaits, ::testing::ValuesIn(enormous_waits),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // The semaphores and the latch take durations the same way: an enormous wait

@@ -6,7 +6,7 @@
 namespace holdfast::testing {
 namespace {
 
-using Names = Catalog;
+using Names = BadInputs;
 
 TEST_F(Names, EmptyNameIsRefusedBeforeAnythingIsSent) {
     Client client(config());
@@ -79,7 +79,7 @@ TEST_F(Names, Utf8NamesAreNotEscaped) {
 
 // A name with a brace is its own hash tag: Redisson then drops the braces it
 // would add around it, and the channel is `prefix:name`.
-class BracedNames : public Catalog, public ::testing::WithParamInterface<const char*> {};
+class BracedNames : public BadInputs, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(BracedNames, UseTheLayoutsChannelAndWakeWaiters) {
     const std::string name = GetParam();
@@ -87,7 +87,7 @@ TEST_P(BracedNames, UseTheLayoutsChannelAndWakeWaiters) {
     expect_shared(name, has_open ? "redisson_lock__channel:" + name : "redisson_lock__channel:{" + name + "}");
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, BracedNames, ::testing::Values("{", "}", "{}", "a{b}c"),
+INSTANTIATE_TEST_SUITE_P(BadInputs, BracedNames, ::testing::Values("{", "}", "{}", "a{b}c"),
                          [](const auto& info) { return "name" + std::to_string(info.index); });
 
 }  // namespace

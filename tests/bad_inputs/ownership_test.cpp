@@ -5,7 +5,7 @@
 namespace holdfast::testing {
 namespace {
 
-using Owners = Catalog;
+using Owners = BadInputs;
 
 TEST_F(Owners, UnlockWithoutLockIsNotOwnerError) {
     Client client(config());
@@ -84,7 +84,7 @@ struct Foreign {
     friend void PrintTo(const Foreign& f, std::ostream* os) { *os << f.type; }
 };
 
-class ForeignKeys : public Catalog, public ::testing::WithParamInterface<Foreign> {};
+class ForeignKeys : public BadInputs, public ::testing::WithParamInterface<Foreign> {};
 
 TEST_P(ForeignKeys, AreWrongTypeErrorsAndLeftAlone) {
     raw->command(GetParam().create);
@@ -111,7 +111,7 @@ TEST_P(ForeignKeys, AreWrongTypeErrorsAndLeftAlone) {
     expect_nothing_left(client, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, ForeignKeys,
+INSTANTIATE_TEST_SUITE_P(BadInputs, ForeignKeys,
                          ::testing::Values(Foreign{"string", {"SET", "job", "x"}},
                                            Foreign{"list", {"RPUSH", "job", "a", "b"}},
                                            Foreign{"set", {"SADD", "job", "a"}},

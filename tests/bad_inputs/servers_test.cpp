@@ -15,11 +15,11 @@ std::future<void> connect(const Config& config) {
     return std::async(std::launch::async, [config] { Client client(config); });
 }
 
-class Passwords : public Catalog {
+class Passwords : public BadInputs {
 protected:
     std::vector<std::string> server_args() override { return {"--requirepass", "s3cret"}; }
     void SetUp() override {
-        Catalog::SetUp();
+        BadInputs::SetUp();
         raw->command({"AUTH", "s3cret"});
     }
     /// Connections the server has, besides the raw one: a failed Client leaves none.
@@ -56,7 +56,7 @@ TEST_F(Passwords, NoPasswordForAServerThatWantsOneIsAnAuthError) {
     EXPECT_TRUE(eventually([&] { return others_connected() == 0; })) << "connections left open";
 }
 
-using Servers = Catalog;
+using Servers = BadInputs;
 
 TEST_F(Servers, APasswordForAServerWithoutOneIsAnAuthError) {
     Config c = config();
@@ -134,7 +134,7 @@ constexpr const char* role_master = "*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n";
 
 // Speaks enough RESP for the handshake, then cuts its reply to the first
 // script call short and closes: the acquire may or may not have run.
-class CutShort : public Catalog, public ::testing::WithParamInterface<const char*> {};
+class CutShort : public BadInputs, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     FakeServer peer(FakeServer::Mode::resp, [](const Request& request) {
@@ -156,7 +156,7 @@ TEST_P(CutShort, AnAcquireIsAConnectionErrorAndLeavesNothing) {
     EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, CutShort, ::testing::Values("$10\r\nabc", "*2\r\n:1\r\n", ":12", "-ERR half"),
+INSTANTIATE_TEST_SUITE_P(BadInputs, CutShort, ::testing::Values("$10\r\nabc", "*2\r\n:1\r\n", ":12", "-ERR half"),
                          [](const auto& info) { return "reply" + std::to_string(info.index); });
 
 // The acquire succeeds; the reply to the release is cut short. The outcome
