@@ -19,11 +19,18 @@ std::string epoch_ms() {
     return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
 }
 
-// hash, queue, deadlines, liveness: the key order of every fair script (the
-// channel prefix, no key, is their last argument).
-std::vector<std::string> fair_keys(const std::string& name) {
-    return {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)};
-}
+// A fair lock's names. Its scripts take `hash, queue, deadlines, liveness` as
+// keys, and the channel prefix (no key) as their last argument.
+struct FairNames {
+    explicit FairNames(const std::string& name)
+        : hash(name),
+          queue(detail::fair_queue_key(name)),
+          deadlines(detail::fair_timeout_key(name)),
+          liveness(detail::fair_alive_key(name)),
+          channel(detail::lock_channel(name)) {}
+    const std::string& hash;
+    const std::string queue, deadlines, liveness, channel;
+};
 
 class FairLockKind final : public detail::LockKind {
 public:
@@ -31,7 +38,10 @@ public:
         : timeout_ms_(std::to_string(dead_waiter_timeout.count())), timeout_(dead_waiter_timeout) {}
 
     std::string_view noun() const override { return "fair lock"; }
-    std::vector<std::string> keys(const std::string& name) const override { return fair_keys(name); }
+    std::vector<std::string> keys(const std::string& name) const override {
+        const FairNames n(name);
+        return {n.hash, n.queue, n.deadlines, n.liveness};
+    }
 
     detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
@@ -43,10 +53,11 @@ public:
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
                            mode = try_once ? "try" : "wait", refresh, budget_ms](auto report) {
-            detail::attempt_script(core.transport, scripts::fair_lock_acquire, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
+            const FairNames n(name);
+            detail::attempt_script(core.transport, scripts::fair_lock_acquire,
+                                   {n.hash, n.queue, n.deadlines, n.liveness},
                                    {lease_ms, owner, budget_ms, epoch_ms(), mode,
-                                    std::string(core.transport.publish_command(name, detail::lock_channel(name))), timeout_ms,
-                                    detail::lock_channel(name)},
+                                    core.transport.publish_command(name, n.channel), timeout_ms, n.channel},
                                    name, "fair lock", [report, refresh](detail::Attempt attempt) {
                                        if (attempt.outcome == detail::Attempt::Outcome::refused)
                                            attempt.ttl = attempt.ttl < 0 ? refresh : std::min(attempt.ttl, refresh);
@@ -55,32 +66,31 @@ public:
         };
         if (!try_once)
             request.give_up = [&core, name, owner, budget_ms](std::function<void()> done) {
-                detail::eval_reporting(core.transport, scripts::fair_lock_give_up, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
-                                       {owner, budget_ms, std::string(core.transport.publish_command(name, detail::lock_channel(name))),
-                                        detail::lock_channel(name)},
-                                       name,
-                                       "leave the queue of", [done](detail::Failure, detail::Reply) { done(); });
+                const FairNames n(name);
+                detail::eval_reporting(core.transport, scripts::fair_lock_give_up,
+                                       {n.hash, n.queue, n.deadlines, n.liveness},
+                                       {owner, budget_ms, core.transport.publish_command(name, n.channel), n.channel},
+                                       name, "leave the queue of", [done](detail::Failure, detail::Reply) { done(); });
             };
         return request;
     }
 
     void release(detail::ClientCore& core, const std::string& name, const std::string& owner,
                  const std::string& lease_ms, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core.transport, scripts::fair_lock_release, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
-                               {std::string(detail::unlock_message), lease_ms, owner, epoch_ms(),
-                                std::string(core.transport.publish_command(name, detail::lock_channel(name))),
-                                detail::lock_channel(name)},
-                               name,
-                               "unlock fair lock", std::move(done));
+        const FairNames n(name);
+        detail::eval_reporting(core.transport, scripts::fair_lock_release, {n.hash, n.queue, n.deadlines, n.liveness},
+                               {detail::unlock_message, lease_ms, owner, epoch_ms(),
+                                core.transport.publish_command(name, n.channel), n.channel},
+                               name, "unlock fair lock", std::move(done));
     }
 
     void force_unlock(detail::ClientCore& core, const std::string& name, detail::ReplyHandler done) const override {
-        detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock, {name, detail::fair_queue_key(name), detail::fair_timeout_key(name), detail::fair_alive_key(name)},
-                               {std::string(detail::unlock_message),
-                                std::string(core.transport.publish_command(name, detail::lock_channel(name))),
-                                epoch_ms(), detail::lock_channel(name)},
-                               name, "force-unlock fair lock",
-                               std::move(done));
+        const FairNames n(name);
+        detail::eval_reporting(core.transport, scripts::fair_lock_force_unlock,
+                               {n.hash, n.queue, n.deadlines, n.liveness},
+                               {detail::unlock_message, core.transport.publish_command(name, n.channel), epoch_ms(),
+                                n.channel},
+                               name, "force-unlock fair lock", std::move(done));
     }
 
     const detail::Script& renew() const override { return scripts::lock_renew; }
