@@ -33,7 +33,8 @@ struct Acquiring {
     Clock::time_point started = Clock::now();
     // When the attempt that took it was sent: its lease runs from then at the latest.
     Clock::time_point sent;
-    std::optional<asio::steady_timer> pause;
+    // Made only for replica sync's retry: an inline timer would cost every waiter.
+    std::unique_ptr<asio::steady_timer> pause;
 };
 
 // After replica sync refused (and gave back) what an attempt took: a caller
@@ -102,7 +103,7 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
     // Told if the client shuts down meanwhile, as a waiting acquire is.
     auto pause = std::make_shared<Pause>(core, a);
     if (!core.transport.add_waiter(pause)) return finish(core, *a, std::move(error), false, 0);
-    a->pause.emplace(core.transport.loop(), replica_retry_pause);
+    a->pause = std::make_unique<asio::steady_timer>(core.transport.loop(), replica_retry_pause);
     a->pause->async_wait([&core, a, pause](asio::error_code ec) {
         core.transport.remove_waiter(pause.get());
         if (!ec) run(core, a);

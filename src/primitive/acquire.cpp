@@ -54,7 +54,7 @@ public:
         const auto first = machine_.start();
         if (request_->stop.stop_possible()) {
             std::weak_ptr<AcquireOperation> weak = self;
-            cancel_.emplace(request_->stop, [weak, &transport = transport_] {
+            cancel_ = std::make_unique<Cancel>(request_->stop, [weak, &transport = transport_] {
                 transport.run_on_loop([weak] {
                     if (auto self = weak.lock()) self->run(self->machine_.cancel_requested());
                 });
@@ -162,7 +162,9 @@ private:
     bool waiting_ = false;
     std::optional<asio::steady_timer> timer_;
     std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
-    std::optional<std::stop_callback<std::function<void()>>> cancel_;
+    // Only with a stop token that can stop: an inline one would cost every waiter.
+    using Cancel = std::stop_callback<std::function<void()>>;
+    std::unique_ptr<Cancel> cancel_;
 };
 
 }  // namespace
