@@ -532,6 +532,7 @@ void Connection::read_failed(const asio::error_code& ec) {
 }
 
 void Connection::on_bytes(std::size_t n) {
+    ++reads_;
     const auto generation = machine_.generation();
     std::string_view bytes(read_buffer_.data(), n);
     std::string plain;
@@ -634,18 +635,27 @@ void Connection::fail_in_flight(errc code, bool established) {
 }
 
 // One periodic check serves both timeouts: a stalled server (oldest reply
-// overdue) and commands waiting too long for a connection. Ticking a few
-// times per timeout keeps the hot path free of per-command timers.
+// overdue, and nothing read for Config::timeout) and commands waiting too long
+// for a connection. Ticking a few times per timeout keeps the hot path free of
+// per-command timers and clock reads.
 void Connection::watch() {
     const auto period = std::clamp(config_.timeout / 8, std::chrono::milliseconds(5), std::chrono::milliseconds(250));
     watch_timer_.expires_after(period);
     watch_timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
         if (ec || self->machine_.state() == State::stopped) return;
         const auto now = Clock::now();
+        // Bytes read since the last tick: the server is answering. A reply
+        // late only because this client queued many commands before it (a
+        // flood of its own) is not a stalled server; the server's silence is.
+        if (self->reads_ != self->reads_seen_) {
+            self->reads_seen_ = self->reads_;
+            self->heard_ = now;
+        }
         bool stalled;
         {
             std::lock_guard lock(self->mutex_);
-            stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now;
+            stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now &&
+                      now - self->heard_ >= self->config_.timeout;
         }
         if (stalled)
             self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", errc::reply_timeout);

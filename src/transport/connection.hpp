@@ -70,7 +70,9 @@ using Locator = std::function<void(LocateHandler)>;
 /// (errc::auth_refused, tls_failed). A
 /// command without a reply within Config::timeout (after what a WAIT ahead of it
 /// may hold: submit's `hold`) closes the connection (a stalled server), which
-/// fails the commands behind it too.
+/// fails the commands behind it too, unless the server answered some command
+/// within Config::timeout: a reply late behind a deep queue of this client's
+/// own commands is not a stall.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(asio::io_context& io, const Config& config);
@@ -254,6 +256,9 @@ private:
 
     std::vector<char> read_buffer_;
     ReplyReader reader_;
+    std::uint64_t reads_ = 0;       // on_bytes() calls
+    std::uint64_t reads_seen_ = 0;  // reads_ at watch()'s last tick
+    Clock::time_point heard_{};     // the tick that last saw reads_ move: the server's last sign of life
     Clock::time_point role_checked_{};    // last ROLE sent
     std::atomic<int> replicas_{0};        // as the master last reported them
     std::atomic<bool> seen_replicas_{false};  // ever more than 0 (replicas())
