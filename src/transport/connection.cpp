@@ -8,7 +8,6 @@
 #include <cstring>
 #include <iterator>
 
-#include "common/message_of.hpp"
 #include "config/nat_map.hpp"
 #include "holdfast/errors.hpp"
 #include "transport/command.hpp"
@@ -33,29 +32,113 @@ Connection::Connection(asio::io_context& io, const Config& config)
       retry_timer_(io),
       watch_timer_(io),
       tls_context_(config.tls.enabled ? make_tls_context(config) : nullptr),
-      read_buffer_(read_chunk),
-      backoff_(config.retry_interval) {}
+      read_buffer_(read_chunk) {}
 
 Connection::~Connection() = default;
 
 void Connection::start() {
     asio::post(io_, [self = shared_from_this()] {
-        self->connect();
+        if (self->machine_.state() != State::idle) return;  // stopped first
+        self->machine_ = SessionMachine(self->session_options());
+        self->run(self->machine_.start());
         self->watch();
     });
 }
 
+SessionMachine::Options Connection::session_options() const {
+    SessionMachine::Options o;
+    o.locates = locate && config_.unix_socket.empty();
+    o.requires_master = config_.topology == Topology::sentinel;
+    o.tls = tls_context_ != nullptr;
+    o.auth = !config_.password.empty();
+    o.select = config_.database != 0;
+    // So CLIENT LIST shows whose connection this is.
+    o.setname = config_.client_name && !config_.client_name->empty();
+    // Whether the user may run everything, so scripts need not check its
+    // rights (Transport::eval). Not on a subscriber.
+    o.probes_rights = !is_push;
+    // Behind a sentinel or with replica sync on: is it the master, with how many replicas.
+    o.asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
+    if (config_.unix_socket.empty()) o.address = {config_.host, config_.port};
+    o.connect_timeout = config_.connect_timeout;
+    o.retry_interval = config_.retry_interval;
+    o.retry_interval_max = config_.retry_interval_max;
+    return o;
+}
+
 void Connection::stop_now() {
-    if (state_ == State::stopped) return;
-    stopping_ = true;  // not a loss to tell
-    fail({}, errc::client_closed);
+    const auto actions = machine_.stop();
     {
+        // Before anything fails: a command submitted from now on fails at once.
         std::lock_guard lock(mutex_);
-        state_ = State::stopped;
+        state_ = machine_.state();
     }
-    retry_timer_.cancel();
+    run(actions);
     watch_timer_.cancel();
-    fail_waiting(not_sent(server_), true);
+}
+
+void Connection::run(const SessionMachine::Actions& actions) {
+    const auto generation = machine_.generation();
+    const auto state = machine_.state();
+    for (const auto& action : actions) {
+        if (machine_.generation() != generation || machine_.state() != state) return;
+        perform(action);
+    }
+}
+
+void Connection::perform(const SessionMachine::Action& action) {
+    using Kind = SessionMachine::Action::Kind;
+    switch (action.kind) {
+        case Kind::locate: {
+            {
+                std::lock_guard lock(mutex_);
+                state_ = State::locating;
+            }
+            // The locator bounds its own time (a connect timeout per sentinel).
+            return locate([self = shared_from_this(), generation = machine_.generation()](Failure error,
+                                                                                           ServerAddress address) {
+                if (!error) return self->run(self->machine_.located(generation, std::move(address)));
+                // The locator's refusal (every sentinel refused AUTH, or TLS) is permanent too.
+                const errc code = error.is(errc::auth_refused) ? errc::auth_refused
+                                  : error.is(errc::tls_failed) ? errc::tls_failed
+                                                               : errc::not_connected;
+                std::string why = error.message();
+                if (why.rfind("holdfast: ", 0) == 0) why.erase(0, 10);
+                self->run(self->machine_.locate_failed(generation, code, std::move(why)));
+            });
+        }
+        case Kind::connect: return connect_to(machine_.address());
+        case Kind::arm_connect_timer:
+            connect_timer_.expires_after(config_.connect_timeout);
+            return connect_timer_.async_wait([self = shared_from_this(), generation = machine_.generation()](
+                                                 asio::error_code ec) {
+                if (!ec) self->run(self->machine_.connect_timer_fired(generation));
+            });
+        case Kind::cancel_connect_timer: connect_timer_.cancel(); return;
+        case Kind::start_tls: return start_tls();
+        case Kind::send_handshake: return start_session(action.steps);
+        case Kind::send_rights:
+            may_ask_rights_ = true;
+            return send_handshake({{Step::rights, encode_command({"ACL", "GETUSER", acl_user()})}});
+        case Kind::replicas: return count_replicas(action.count);
+        case Kind::tell_restored: return tell(Event::Kind::connection_restored, "");
+        case Kind::become_ready: return became_ready();
+        case Kind::close: return close_socket();
+        case Kind::tell_lost: return tell(Event::Kind::connection_lost, machine_.why());
+        case Kind::fail_in_flight: return fail_in_flight(action.code, action.established);
+        case Kind::fail_waiting:
+            return fail_waiting(action.code == errc::client_closed
+                                    ? not_sent(server_)
+                                    : Failure(action.code, "holdfast: " + server_ + ": " + machine_.why()),
+                                true);
+        case Kind::fail_one_attempt: return fail_one_attempt(machine_.why());
+        case Kind::arm_backoff:
+            retry_timer_.expires_after(action.delay);
+            return retry_timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+                if (!ec) self->run(self->machine_.retry_timer_fired());
+            });
+        case Kind::cancel_backoff: retry_timer_.cancel(); return;
+    }
 }
 
 void Connection::submit(std::string_view encoded, ReplyHandler handler, std::chrono::milliseconds hold) {
@@ -157,8 +240,8 @@ void Connection::flush_soon() {
         if (flush_posted_ || writer_active_) return;
         flush_posted_ = true;
     }
-    asio::post(io_, [self = shared_from_this(), generation = generation_] {
-        if (generation != self->generation_) return;  // fail() cleared the flag
+    asio::post(io_, [self = shared_from_this(), generation = machine_.generation()] {
+        if (generation != self->machine_.generation()) return;  // fail() cleared the flag
         {
             std::lock_guard lock(self->mutex_);
             self->flush_posted_ = false;
@@ -262,44 +345,19 @@ void Connection::write_rest_async(std::string rest, std::uint64_t epoch) {
                       });
 }
 
-void Connection::connect() {
-    if (state_ == State::stopped) return;
+void Connection::connect_to(const ServerAddress& address) {
     {
         std::lock_guard lock(mutex_);
         state_ = State::connecting;
     }
-    const auto generation = ++generation_;
-    if (!config_.unix_socket.empty()) return connect_to({});
-    if (!locate) return connect_to({config_.host, config_.port});
-    // The locator bounds its own time (a connect timeout per sentinel).
-    locate([self = shared_from_this(), generation](std::exception_ptr error, ServerAddress address) {
-        if (generation != self->generation_ || self->state_ != State::connecting) return;
-        if (!error) return self->connect_to(address);
-        self->fail(message_of(error));
-    });
-}
-
-void Connection::connect_to(const ServerAddress& address) {
-    address_ = address;
     auto self = shared_from_this();
-    const auto generation = generation_;
-    connect_timer_.expires_after(config_.connect_timeout);
-    connect_timer_.async_wait([self, generation, address](asio::error_code ec) {
-        if (ec || generation != self->generation_) return;
-        const std::string after = std::to_string(self->config_.connect_timeout.count()) + " ms";
-        if (self->state_ == State::connecting)
-            self->fail(self->unreachable(address, "connect timed out after " + after));
-        else if (self->state_ == State::tls)
-            self->fail("no answer to the TLS handshake within " + after +
-                       "; is this a TLS port? (use redis:// for a plain server)");
-    });
+    const auto generation = machine_.generation();
     // Config::nat_map: the address is reached elsewhere; errors say where.
     const ServerAddress target = nat_mapped(config_.nat_map, address);
     const std::string via = target == address ? "" : " (at " + target.name() + ", Config::nat_map)";
-    auto on_connect = [self, generation, via, address](asio::error_code ec) {
-        if (generation != self->generation_ || self->state_ != State::connecting) return;
-        if (ec) return self->fail(self->unreachable(address, "cannot connect: " + ec.message() + via));
-        self->on_connected();
+    auto on_connect = [self, generation, via](asio::error_code ec) {
+        if (ec) return self->run(self->machine_.connect_failed(generation, "cannot connect: " + ec.message() + via));
+        self->on_connected(generation);
     };
     if (!config_.unix_socket.empty()) {
         socket_.async_connect(asio::local::stream_protocol::endpoint(config_.unix_socket), on_connect);
@@ -307,45 +365,33 @@ void Connection::connect_to(const ServerAddress& address) {
     }
     resolver_.async_resolve(
         target.host, std::to_string(target.port),
-        [self, generation, on_connect, via, address](asio::error_code ec,
-                                                     asio::ip::tcp::resolver::results_type results) {
-            if (generation != self->generation_ || self->state_ != State::connecting) return;
+        [self, generation, on_connect, via](asio::error_code ec, asio::ip::tcp::resolver::results_type results) {
             if (ec || results.empty())
-                return self->fail(self->unreachable(address, "cannot resolve host: " + ec.message() + via));
+                return self->run(
+                    self->machine_.connect_failed(generation, "cannot resolve host: " + ec.message() + via));
+            if (!self->machine_.current(generation, State::connecting)) return;
             self->socket_.async_connect(asio::generic::stream_protocol::endpoint(results.begin()->endpoint()),
                                         on_connect);
         });
 }
 
-// Behind a sentinel the address is the sentinels' word, and a wrong one (an
-// address announced for another network) is the usual cause of this failure.
-std::string Connection::unreachable(const ServerAddress& address, const std::string& what) const {
-    if (!locate) return what;
-    return "the sentinels give " + address.name() + " for it: " + what +
-           "; if that is not where this client reaches the master, check the address in the sentinels' `sentinel "
-           "monitor` and the data nodes' replica-announce-ip/replica-announce-port (what a promoted replica is "
-           "announced as), or map it with Config::nat_map (nat_map= in the URL)";
-}
-
-void Connection::on_connected() {
+void Connection::on_connected(std::uint64_t generation) {
+    if (!machine_.current(generation, State::connecting)) return;
     asio::error_code ignored;
     if (config_.unix_socket.empty()) socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
     socket_.non_blocking(true, ignored);
     // Children the application starts must not inherit its Redis connections.
     ::fcntl(socket_.native_handle(), F_SETFD, FD_CLOEXEC);
-    if (tls_context_) return start_tls();
-    connect_timer_.cancel();
-    start_session();
+    run(machine_.connected(generation));
 }
 
-// The connect timeout covers the TLS handshake too: a plain server never answers it.
 void Connection::start_tls() {
     {
         std::lock_guard lock(mutex_);
         state_ = State::tls;
-        tls_ = std::make_shared<TlsSession>(*tls_context_, config_, address_.host);
+        tls_ = std::make_shared<TlsSession>(*tls_context_, config_, machine_.address().host);
     }
-    tls_handshake({}, generation_);
+    tls_handshake({}, machine_.generation());
 }
 
 // One round of the TLS handshake: feed what the server sent, send what
@@ -355,23 +401,27 @@ void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
     asio::error_code ec;
     const bool done = tls_->handshake(in, *out, ec);
     auto next = [self = shared_from_this(), generation, done](asio::error_code write_ec, std::size_t) {
-        if (generation != self->generation_ || self->state_ != State::tls) return;
-        if (write_ec) return self->fail("TLS handshake failed: " + write_ec.message());
-        if (done) {
-            self->connect_timer_.cancel();
-            return self->start_session();
-        }
+        auto& machine = self->machine_;
+        if (write_ec)
+            return self->run(
+                machine.tls_failed(generation, "TLS handshake failed: " + write_ec.message(), errc::connection_lost));
+        if (done) return self->run(machine.tls_done(generation));
+        if (!machine.current(generation, State::tls)) return;
         self->socket_.async_read_some(asio::buffer(self->read_buffer_), [self, generation](asio::error_code read_ec,
                                                                                           std::size_t n) {
-            if (generation != self->generation_ || self->state_ != State::tls) return;
-            if (read_ec) return self->fail("TLS handshake failed: " + read_ec.message());
+            if (!self->machine_.current(generation, State::tls)) return;
+            if (read_ec)
+                return self->run(self->machine_.tls_failed(
+                    generation, "TLS handshake failed: " + read_ec.message(), errc::connection_lost));
             self->tls_handshake(std::string_view(self->read_buffer_.data(), n), generation);
         });
     };
     if (ec) {
         if (is_tls_error(ec))
-            return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), errc::tls_failed);
-        return fail("TLS handshake failed: " + ec.message());
+            return run(machine_.tls_failed(
+                generation, describe_tls_failure(ec, tls_->native_handle(), config_, machine_.address().host),
+                errc::tls_failed));
+        return run(machine_.tls_failed(generation, "TLS handshake failed: " + ec.message(), errc::connection_lost));
     }
     if (out->empty()) return next({}, 0);
     asio::async_write(socket_, asio::buffer(*out), [out, next](asio::error_code write_ec, std::size_t n) {
@@ -379,7 +429,7 @@ void Connection::tls_handshake(std::string_view in, std::uint64_t generation) {
     });
 }
 
-void Connection::start_session() {
+void Connection::start_session(std::uint8_t steps) {
     reader_.reset();
     {
         std::lock_guard lock(mutex_);
@@ -387,72 +437,47 @@ void Connection::start_session() {
         fd_ = socket_.native_handle();
     }
     read_more();
-    send_handshake();
+    role_checked_ = Clock::now();
+    const auto has = [steps](Step step) { return (steps & static_cast<std::uint8_t>(step)) != 0; };
+    std::vector<std::pair<Step, std::string>> commands;
+    if (has(Step::auth))
+        commands.emplace_back(Step::auth, config_.username.empty()
+                                              ? encode_command({"AUTH", config_.password})
+                                              : encode_command({"AUTH", config_.username, config_.password}));
+    if (has(Step::select))
+        commands.emplace_back(Step::select, encode_command({"SELECT", std::to_string(config_.database)}));
+    if (has(Step::setname))
+        commands.emplace_back(Step::setname, encode_command({"CLIENT", "SETNAME", *config_.client_name}));
+    commands.emplace_back(Step::ping, encode_command({"PING"}));
+    // First whether the user may ask for its rights (a refused ACL GETUSER
+    // would fill the operator's ACL LOG; a script's check logs nothing;
+    // EVAL_RO, as it writes nothing, and so that it is not counted with the
+    // primitives' script calls); the answer asks, and the connection is ready
+    // once told, so every script call it carries uses the same choice from its first.
+    if (has(Step::rights_probe))
+        commands.emplace_back(
+            Step::rights_probe,
+            encode_command(
+                {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
+    if (has(Step::role)) commands.emplace_back(Step::role, encode_command({"ROLE"}));
+    send_handshake(commands);
 }
 
-// AUTH and SELECT when configured, and always a PING: the handshake proves the
-// peer speaks RESP before any command is trusted to it. ROLE, behind a
-// sentinel or with replica sync on: is it the master, with how many replicas.
-void Connection::send_handshake() {
-    std::vector<std::string> commands;
-    const bool asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
-    if (!config_.password.empty()) {
-        commands.push_back(config_.username.empty()
-                               ? encode_command({"AUTH", config_.password})
-                               : encode_command({"AUTH", config_.username, config_.password}));
-    }
-    if (config_.database != 0) commands.push_back(encode_command({"SELECT", std::to_string(config_.database)}));
-    // So CLIENT LIST shows whose connection this is. Cosmetic: a refusal
-    // (an ACL without +client|setname) leaves the connection unnamed.
-    const bool names = config_.client_name && !config_.client_name->empty();
-    if (names) commands.push_back(encode_command({"CLIENT", "SETNAME", *config_.client_name}));
-    const std::size_t setname_at = names ? commands.size() - 1 : commands.size();
-    commands.push_back(encode_command({"PING"}));
-    // Whether the user may run everything, so scripts need not check its
-    // rights (Transport::eval). Not on a subscriber. First whether it may ask
-    // (a refused ACL GETUSER would fill the operator's ACL LOG; a script's
-    // check logs nothing; EVAL_RO, as it writes nothing, and so that it is
-    // not counted with the primitives' script calls); the answer asks, and the
-    // connection is ready once told, so every script call it carries uses
-    // the same choice from its first (ask_rights_before_ready).
-    const bool asks_rights = !is_push;
-    const std::size_t rights_at = commands.size();
-    if (asks_rights)
-        commands.push_back(encode_command(
-            {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
-    if (asks_role) commands.push_back(encode_command({"ROLE"}));
-    role_checked_ = Clock::now();
-    handshake_replies_ = static_cast<int>(commands.size());
-    const auto generation = generation_;
+// In one batch. Each reply goes to the machine; a transport failure says
+// nothing: the machine hears of it from whoever failed the connection.
+void Connection::send_handshake(const std::vector<std::pair<Step, std::string>>& commands) {
     bool must_drain = false;
     std::uint64_t epoch;
     {
         std::lock_guard lock(mutex_);
-        for (std::size_t i = 0; i < commands.size(); ++i) {
-            const bool is_auth = i == 0 && !config_.password.empty();
-            const bool is_role = asks_role && i + 1 == commands.size();
-            const bool is_setname = i == setname_at;
-            const bool is_rights = asks_rights && i == rights_at;
-            auto handler = [self = shared_from_this(), generation, is_auth, is_role, is_setname, is_rights](
-                               Failure error, Reply reply) {
-                if (error || generation != self->generation_) return;
-                if (is_role && !self->on_role(reply)) return;
-                if (is_rights && reply.is_integer() && reply.integer == 1) self->ask_rights_before_ready();
-                if (is_setname || is_rights) reply = Reply{};
-                // Refused credentials or database: retrying cannot help, so
-                // waiting commands fail now (AuthError) rather than at the timeout.
-                if (reply.is_error() && !is_role) {
-                    if (is_auth)
-                        return self->fail(
-                            "AUTH refused (" + reply.str + "); check the user name and password in the URL",
-                            errc::auth_refused);
-                    return self->fail("the server refused the connection setup (" + reply.str +
-                                          "); check the password and database number in the URL",
-                                      errc::auth_refused);
-                }
-                if (--self->handshake_replies_ == 0) self->became_ready();
+        for (const auto& [step, encoded] : commands) {
+            auto handler = [self = shared_from_this(), generation = machine_.generation(), step](Failure error,
+                                                                                                  Reply reply) {
+                if (error) return;
+                if (step == Step::rights && generation == self->machine_.generation()) self->on_rights(reply);
+                self->run(self->machine_.replied(generation, step, reply));
             };
-            must_drain |= enqueue_locked(commands[i], std::move(handler), Clock::now());
+            must_drain |= enqueue_locked(encoded, std::move(handler), Clock::now());
         }
         epoch = epoch_;
     }
@@ -461,11 +486,6 @@ void Connection::send_handshake() {
 
 // Commands that waited for the connection go out first, in submission order.
 void Connection::became_ready() {
-    backoff_ = config_.retry_interval;
-    if (lost_) {
-        lost_ = false;
-        tell(Event::Kind::connection_restored, "");
-    }
     if (on_ready) on_ready();
     bool must_drain = false;
     std::uint64_t epoch;
@@ -481,9 +501,9 @@ void Connection::became_ready() {
 }
 
 void Connection::read_more() {
-    socket_.async_read_some(asio::buffer(read_buffer_), [self = shared_from_this(), generation = generation_](
+    socket_.async_read_some(asio::buffer(read_buffer_), [self = shared_from_this(), generation = machine_.generation()](
                                                             asio::error_code ec, std::size_t n) {
-        if (generation != self->generation_) return;
+        if (generation != self->machine_.generation()) return;
         if (!ec) return self->on_bytes(n);
         self->read_failed(ec);
     });
@@ -499,9 +519,10 @@ void Connection::read_failed(const asio::error_code& ec) {
     // Refused before the first reply: a TLS alert (a client certificate
     // missing or refused) cannot be fixed by retrying; a plain client hung up
     // on may be at a TLS port.
-    if (state_ == State::handshake) {
+    if (machine_.state() == State::handshake) {
         if (tls && is_tls_error(ec))
-            return fail(describe_tls_failure(ec, tls_->native_handle(), config_, address_.host), errc::tls_failed);
+            return fail(describe_tls_failure(ec, tls_->native_handle(), config_, machine_.address().host),
+                        errc::tls_failed);
         if (closed || reset)
             why += tls ? " during the handshake; if it requires a client certificate, give TlsConfig::cert_file and "
                          "key_file (--tls-cert, --tls-key)"
@@ -511,7 +532,8 @@ void Connection::read_failed(const asio::error_code& ec) {
 }
 
 void Connection::on_bytes(std::size_t n) {
-    const auto generation = generation_;
+    ++reads_;
+    const auto generation = machine_.generation();
     std::string_view bytes(read_buffer_.data(), n);
     std::string plain;
     asio::error_code tls_ec;  // after the replies decrypted before it: a server may answer, then hang up
@@ -530,9 +552,9 @@ void Connection::on_bytes(std::size_t n) {
         if (!reply) break;
         InFlight answered;
         // Pushes come only on an established connection, never in the handshake.
-        if (state_ == State::ready && is_push && is_push(*reply)) {
+        if (machine_.state() == State::ready && is_push && is_push(*reply)) {
             on_push(std::move(*reply));
-            if (generation != generation_ || state_ == State::stopped) return;
+            if (generation != machine_.generation() || machine_.state() == State::stopped) return;
             continue;
         }
         {
@@ -548,7 +570,8 @@ void Connection::on_bytes(std::size_t n) {
                     std::lock_guard lock(mutex_);
                     waiting_.push_front({std::move(answered.encoded), std::move(answered.handler), answered.sent});
                 }
-                return fail(address_.name() + " was demoted to a replica (READONLY); asking the sentinels again");
+                return fail(machine_.address().name() +
+                            " was demoted to a replica (READONLY); asking the sentinels again");
             }
             // Refused by the ACL: whatever ACL GETUSER said, the user's rights
             // are narrower now (Reply::code() says NOPERM for Redis 7.0's ERR form too).
@@ -560,84 +583,79 @@ void Connection::on_bytes(std::size_t n) {
             return fail("the server sent a reply nobody asked for: " + reply->describe(), errc::protocol_error);
         }
         // A handler may have failed or stopped the connection.
-        if (generation != generation_ || state_ == State::stopped) return;
+        if (generation != machine_.generation() || machine_.state() == State::stopped) return;
     }
     if (tls_ec) return read_failed(tls_ec);
     flush_soon();
     read_more();
 }
 
-// Closes the socket, fails what was in flight, and schedules a reconnect.
 void Connection::fail(const std::string& why, errc code) {
-    std::deque<InFlight> in_flight;
-    bool was_established, was_ready;
+    const auto state = machine_.state();
+    if (state == State::backoff || state == State::idle) {
+        // Between attempts: the machine has nothing to close, the reason still tells.
+        std::lock_guard lock(mutex_);
+        last_error_ = why;
+        return;
+    }
+    run(machine_.lost(machine_.generation(), why, code));
+}
+
+// Under both locks, so no writer is in a send() on the descriptor it closes.
+void Connection::close_socket() {
     {
         std::scoped_lock lock(write_mutex_, mutex_);
-        if (state_ == State::stopped || state_ == State::backoff || state_ == State::idle) {
-            if (state_ != State::stopped) last_error_ = why;
-            return;
-        }
-        was_established = state_ == State::ready || state_ == State::handshake;
-        was_ready = state_ == State::ready;
-        last_error_ = why;
-        state_ = State::backoff;
+        state_ = machine_.state();
+        if (state_ != State::stopped) last_error_ = machine_.why();
         fd_ = -1;
         ++epoch_;
         output_.clear();
         writer_active_ = false;
         flush_posted_ = false;
         held_until_ = {};
-        in_flight.swap(in_flight_);
-        ++generation_;
+        dropped_.swap(in_flight_);
         asio::error_code ignored;
         socket_.close(ignored);
     }
     resolver_.cancel();
     connect_timer_.cancel();
-    if (was_ready && !stopping_) {
-        lost_ = true;
-        tell(Event::Kind::connection_lost, why);
-    }
-    const std::string may_have_run = was_established ? "; the command may or may not have run" : "";
-    const Failure error =
-        code == errc::client_closed
-            ? client_closed(" (" + server_ + ")" + may_have_run)
-            : Failure(code, "holdfast: connection to " + server_ + " lost (" + why + ")" + may_have_run);
-    if (was_established && on_lost) on_lost();
-    for (auto& f : in_flight)
-        if (f.handler) f.handler(error, Reply{});
-    // Retrying cannot fix refused credentials or certificates, nor a peer
-    // that does not speak RESP: fail the waiting commands now.
-    if (code == errc::auth_refused || code == errc::tls_failed || code == errc::protocol_error)
-        fail_waiting(Failure(code, "holdfast: " + server_ + ": " + why), true);
-    else
-        fail_one_attempt(why);
-    schedule_reconnect();
 }
 
-void Connection::schedule_reconnect() {
-    if (state_ == State::stopped) return;
-    retry_timer_.expires_after(backoff_);
-    backoff_ = std::min(backoff_ * 2, config_.retry_interval_max);
-    retry_timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
-        if (ec || self->state_ != State::backoff) return;
-        self->connect();
-    });
+void Connection::fail_in_flight(errc code, bool established) {
+    std::deque<InFlight> in_flight;
+    in_flight.swap(dropped_);
+    const std::string may_have_run = established ? "; the command may or may not have run" : "";
+    const Failure error = code == errc::client_closed
+                              ? client_closed(" (" + server_ + ")" + may_have_run)
+                              : Failure(code, "holdfast: connection to " + server_ + " lost (" + machine_.why() +
+                                                  ")" + may_have_run);
+    if (established && on_lost) on_lost();
+    for (auto& f : in_flight)
+        if (f.handler) f.handler(error, Reply{});
 }
 
 // One periodic check serves both timeouts: a stalled server (oldest reply
-// overdue) and commands waiting too long for a connection. Ticking a few
-// times per timeout keeps the hot path free of per-command timers.
+// overdue, and nothing read for Config::timeout) and commands waiting too long
+// for a connection. Ticking a few times per timeout keeps the hot path free of
+// per-command timers and clock reads.
 void Connection::watch() {
     const auto period = std::clamp(config_.timeout / 8, std::chrono::milliseconds(5), std::chrono::milliseconds(250));
     watch_timer_.expires_after(period);
     watch_timer_.async_wait([self = shared_from_this()](asio::error_code ec) {
-        if (ec || self->state_ == State::stopped) return;
+        if (ec || self->machine_.state() == State::stopped) return;
         const auto now = Clock::now();
+        // Bytes read since the last tick: the server is answering. A reply
+        // late only because this client queued many commands before it (a
+        // flood of its own) is not a stalled server; the server's silence is.
+        if (self->reads_ != self->reads_seen_) {
+            self->reads_seen_ = self->reads_;
+            self->heard_ = now;
+        }
         bool stalled;
         {
             std::lock_guard lock(self->mutex_);
-            stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now;
+            stalled = !self->in_flight_.empty() && self->in_flight_.front().due <= now &&
+                      now - self->heard_ >= self->config_.timeout;
         }
         if (stalled)
             self->fail("no reply within " + std::to_string(self->config_.timeout.count()) + " ms", errc::reply_timeout);
@@ -661,8 +679,8 @@ void Connection::fail_waiting(const Failure& error, bool all) {
         }
         // A peer that accepted but never answered is not "still connecting".
         if (!last_error_.empty()) reason = last_error_;
-        else if (state_ == State::handshake) reason = "connected, but no answer to the handshake (PING) yet";
-        else if (state_ == State::tls) reason = "connected, but the TLS handshake has not finished";
+        else if (machine_.state() == State::handshake) reason = "connected, but no answer to the handshake (PING) yet";
+        else if (machine_.state() == State::tls) reason = "connected, but the TLS handshake has not finished";
         else reason = "still connecting";
     }
     if (expired.empty()) return;

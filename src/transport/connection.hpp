@@ -12,11 +12,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "errors/failure.hpp"
 #include "holdfast/config.hpp"
 #include "transport/reply.hpp"
+#include "transport/session_machine.hpp"
 #include "transport/tls.hpp"
 
 namespace holdfast::detail {
@@ -26,8 +28,9 @@ namespace holdfast::detail {
 using ReplyHandler = std::function<void(Failure error, Reply reply)>;
 
 /// Where a Connection connects next (Topology::sentinel: the master the
-/// sentinels name), asked before each connect attempt.
-using LocateHandler = std::function<void(std::exception_ptr error, ServerAddress address)>;
+/// sentinels name), asked before each connect attempt. `error`, when no
+/// address: its code tells whether asking again can help (auth_refused, tls_failed cannot).
+using LocateHandler = std::function<void(Failure error, ServerAddress address)>;
 using Locator = std::function<void(LocateHandler)>;
 
 /// A connection pipelines: every command submitted is appended to one output
@@ -47,6 +50,11 @@ using Locator = std::function<void(LocateHandler)>;
 /// (under the session's mutex, as the loop thread decrypts what it reads) and
 /// sends the ciphertext itself; no thread switch per command.
 ///
+/// Session life (locate, connect, TLS, handshake, ready, backoff, stop): a
+/// SessionMachine decides, without I/O; the Connection feeds it what Asio
+/// reports and carries out its actions. The writer and the reader are the
+/// Connection's own.
+///
 /// Thread safety: submit() may be called from any thread; everything else runs
 /// on the io_context's thread, including every handler.
 ///
@@ -62,7 +70,9 @@ using Locator = std::function<void(LocateHandler)>;
 /// (errc::auth_refused, tls_failed). A
 /// command without a reply within Config::timeout (after what a WAIT ahead of it
 /// may hold: submit's `hold`) closes the connection (a stalled server), which
-/// fails the commands behind it too.
+/// fails the commands behind it too, unless the server answered some command
+/// within Config::timeout: a reply late behind a deep queue of this client's
+/// own commands is not a stall.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(asio::io_context& io, const Config& config);
@@ -134,15 +144,15 @@ public:
     bool user_unrestricted() const { return user_unrestricted_.load(std::memory_order_relaxed); }
 
     /// io thread only.
-    bool ready() const { return state_ == State::ready; }
+    bool ready() const { return machine_.state() == State::ready; }
     const std::string& server() const { return server_; }
     const Config& config() const { return config_; }
     /// Where it is (or was last) connected: behind a sentinel, the master's address.
-    std::string address() const { return locate ? address_.name() : server_; }
+    std::string address() const { return locate ? machine_.address().name() : server_; }
 
 private:
-    // tls: TCP connected, TLS handshake under way; handshake: AUTH/SELECT/PING.
-    enum class State { idle, connecting, tls, handshake, ready, backoff, stopped };
+    using State = SessionMachine::State;
+    using Step = SessionMachine::Step;
     using Clock = std::chrono::steady_clock;
     struct Pending {
         std::string encoded;
@@ -158,25 +168,29 @@ private:
         std::string encoded;    // Topology::sentinel only: sent again after a READONLY
     };
 
-    void connect();
+    /// Carries out the machine's actions in order; stops early if one of
+    /// them fed the machine an event that ended this turn (a handler stopping
+    /// the connection, a locator answering at once).
+    void run(const SessionMachine::Actions& actions);
+    void perform(const SessionMachine::Action& action);
+    /// The machine's options: read at start(), as `locate` and `is_push` are set after construction.
+    SessionMachine::Options session_options() const;
     void connect_to(const ServerAddress& address);
-    /// Why `address` cannot be reached; behind a sentinel, with where the address came from.
-    std::string unreachable(const ServerAddress& address, const std::string& what) const;
-    /// The ROLE reply of the handshake or a refresh; false if this server may
-    /// not serve (Topology::sentinel and not a master), having failed the connection.
-    bool on_role(const Reply& reply);
-    /// Sends ACL GETUSER for the connection's user; on_rights reads the reply.
-    /// The first time within the handshake, so a ready connection knows.
-    void ask_rights_before_ready();
-    void ask_rights();
-    void on_rights(const Reply& reply);
-    /// The user the connection authenticates as ("default" without one).
-    std::string acl_user() const;
-    void on_connected();
+    void on_connected(std::uint64_t generation);
     void start_tls();
     /// The connection carries bytes: read, and send the Redis handshake.
-    void start_session();
-    void send_handshake();
+    void start_session(std::uint8_t steps);
+    void send_handshake(const std::vector<std::pair<Step, std::string>>& commands);
+    /// Sends ACL GETUSER for the connection's user; on_rights reads the reply.
+    void ask_rights();
+    void on_rights(const Reply& reply);
+    /// Counts the replicas the master reports (ROLE).
+    void count_replicas(int count);
+    /// The user the connection authenticates as ("default" without one).
+    std::string acl_user() const;
+    /// Closes the socket under both locks; the commands in flight move to dropped_.
+    void close_socket();
+    void fail_in_flight(errc code, bool established);
     void became_ready();
     void submit(Pending pending, std::string_view encoded);
     /// Appends to the output and the FIFO; true if the caller must drain().
@@ -192,10 +206,10 @@ private:
     void read_more();
     void read_failed(const asio::error_code& ec);
     void on_bytes(std::size_t n);
-    /// `code`: what the commands in flight get; auth_refused, tls_failed and
+    /// The connection failed for `why`: the machine closes it. `code`: what
+    /// the commands in flight get; auth_refused, tls_failed and
     /// protocol_error fail the waiting commands too (retrying cannot help).
     void fail(const std::string& why, errc code = errc::connection_lost);
-    void schedule_reconnect();
     void watch();
     void refresh_role(Clock::time_point now);
     void fail_waiting(const Failure& error, bool all);
@@ -209,7 +223,7 @@ private:
     const std::string server_;
     asio::generic::stream_protocol::socket socket_;
     asio::ip::tcp::resolver resolver_;
-    asio::steady_timer connect_timer_;
+    asio::steady_timer connect_timer_;  // the machine's connect timer
     asio::steady_timer retry_timer_;
     asio::steady_timer watch_timer_;
     // Null for plain TCP; set once, so any thread may test it.
@@ -221,13 +235,14 @@ private:
     std::string batch_;  // drain()'s, under write_mutex_: the bytes being sent
     // Guards everything below it.
     std::mutex mutex_;
-    State state_ = State::idle;
+    State state_ = State::idle;     // the machine's, as submitters see it: set by the actions that change it
     int fd_ = -1;                   // the socket while handshaking or ready
     std::uint64_t epoch_ = 0;       // bumps with every fail(): writers of an older one stand down
     std::string output_;            // bytes not yet handed to a writer
     bool writer_active_ = false;
     bool flush_posted_ = false;     // flush_soon() will send what is queued
     std::deque<InFlight> in_flight_;
+    std::deque<InFlight> dropped_;  // io thread: close's, until fail_in_flight
     std::deque<Pending> waiting_;   // submitted while not ready
     Clock::time_point held_until_{};  // a WAIT in flight keeps the server from answering until then
     std::string last_error_;
@@ -236,15 +251,14 @@ private:
     std::shared_ptr<TlsSession> tls_;
 
     // io thread only.
-    std::uint64_t generation_ = 0;  // bumps on each new socket; stale callbacks check it
+    // Its generation bumps with each attempt and each failure: stale callbacks check it.
+    SessionMachine machine_;
 
     std::vector<char> read_buffer_;
     ReplyReader reader_;
-    std::chrono::milliseconds backoff_;
-    int handshake_replies_ = 0;
-    bool lost_ = false;                   // told connection_lost, not yet restored
-    bool stopping_ = false;               // stop_now(): the drop is not a loss
-    ServerAddress address_;               // where the locator sent this attempt
+    std::uint64_t reads_ = 0;       // on_bytes() calls
+    std::uint64_t reads_seen_ = 0;  // reads_ at watch()'s last tick
+    Clock::time_point heard_{};     // the tick that last saw reads_ move: the server's last sign of life
     Clock::time_point role_checked_{};    // last ROLE sent
     std::atomic<int> replicas_{0};        // as the master last reported them
     std::atomic<bool> seen_replicas_{false};  // ever more than 0 (replicas())

@@ -62,13 +62,13 @@ void ServerRouter::follow_sentinels(const std::shared_ptr<Connection>& pubsub) {
     // Asked once here, on this thread (the loop thread starts later), so a
     // wrong master name or unreachable sentinels fail the Client's construction.
     bool answered = false;
-    std::exception_ptr failure;
-    sentinels_->locate([&](std::exception_ptr error, ServerAddress) {
+    Failure failure;
+    sentinels_->locate([&](Failure error, ServerAddress) {
         failure = std::move(error);
         answered = true;
     });
     while (!answered) io_.run_one();
-    if (failure) std::rethrow_exception(failure);
+    if (failure) failure.raise();
     auto all = connections_;
     all.push_back(pubsub);
     for (auto& c : all)

@@ -176,7 +176,7 @@ void Sentinels::locate(LocateHandler done) {
         return check_all();
     }
     auto search = std::make_shared<Search>();
-    search->done = [this, done = std::move(done)](std::exception_ptr error, ServerAddress master) {
+    search->done = [this, done = std::move(done)](Failure error, ServerAddress master) {
         if (!error && !master_) master_ = master;
         done(std::move(error), std::move(master));
     };
@@ -192,10 +192,10 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
                                     "); check the sentinel addresses, the master name after '#' and the sentinel "
                                     "credentials in the URL";
         const bool refused = !search->outcomes.empty();
-        auto error = refused && search->all_refused_auth   ? std::make_exception_ptr(AuthError(message))
-                     : refused && search->all_refused_tls ? std::make_exception_ptr(TlsError(message))
-                     : std::make_exception_ptr(ConnectionError(message, errc::not_connected));
-        return search->done(error, {});
+        const errc code = refused && search->all_refused_auth  ? errc::auth_refused
+                          : refused && search->all_refused_tls ? errc::tls_failed
+                                                               : errc::not_connected;
+        return search->done(Failure(code, message), {});
     }
     const ServerAddress sentinel = config_.servers[search->next++];
     const std::string auth = auth_command(config_);

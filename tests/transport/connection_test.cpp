@@ -4,9 +4,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <functional>
 #include <thread>
 
 #include "redis_fixture.hpp"
+#include "transport/command.hpp"
+#include "transport/connection.hpp"
 
 namespace holdfast::testing {
 namespace {
@@ -78,6 +81,43 @@ TEST(NotARedisServer, IsNamedAsSuch) {
         EXPECT_NE(what.find("127.0.0.1:" + std::to_string(peer.port)), std::string::npos) << what;
         EXPECT_NE(what.find("Redis"), std::string::npos) << what;
     }
+}
+
+// A client's own flood (issue 23): the replies come at once, but the client
+// is slow to handle them, so commands queued meanwhile are answered later than
+// Config::timeout after they were submitted. The server never went silent:
+// not a stalled server, and no command fails.
+using Flood = RedisTest;
+
+TEST_F(Flood, RepliesLateBehindTheClientsOwnWorkAreNotAStall) {
+    asio::io_context io;
+    Config c = config();
+    c.timeout = std::chrono::milliseconds(400);
+    auto connection = std::make_shared<detail::Connection>(io, c);
+    connection->start();
+    const std::string ping = detail::encode_command({"PING"});
+    constexpr int chains = 20, rounds = 3;
+    int answered = 0, ended = 0;
+    std::vector<std::string> failed;
+    std::function<void(int)> send = [&](int round) {
+        connection->submit(ping, [&, round](detail::Failure error, detail::Reply) {
+            if (error) {
+                failed.push_back(error.message());
+                return void(++ended);
+            }
+            ++answered;
+            // A busy client: handling a batch's 20 replies takes it 800 ms,
+            // and the commands it queues go out after them.
+            std::this_thread::sleep_for(std::chrono::milliseconds(40));
+            if (round + 1 < rounds) return send(round + 1);
+            ++ended;
+        });
+    };
+    for (int i = 0; i < chains; ++i) send(0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (ended < chains && std::chrono::steady_clock::now() < deadline) io.run_for(std::chrono::milliseconds(5));
+    connection->stop_now();
+    EXPECT_EQ(answered, chains * rounds) << (failed.empty() ? "" : failed.front());
 }
 
 }  // namespace

@@ -97,6 +97,37 @@ TEST(SentinelAuth, ASentinelRefusingAuthFailsTheClientWithAuthError) {
     EXPECT_THROW(Client{c}, AuthError);
 }
 
+// The master's password is changed after the client connected: its reconnect's
+// refused AUTH is an AuthError, as on one server, not a ConnectionError once
+// Config::timeout has passed (retrying cannot help).
+TEST(SentinelAuth, AMasterRefusingTheReconnectsAuthFailsCommandsWithAuthError) {
+    support::RedisServer master(std::vector<std::string>{"--requirepass", "old"});
+    const std::string conf = "sentinel monitor rotated 127.0.0.1 " + std::to_string(master.port()) +
+                             " 1\nsentinel auth-pass rotated old\n";
+    support::RedisServer sentinel({"--sentinel"}, conf);
+    Config c = Config::from_uri("redis-sentinel://:old@127.0.0.1:" + std::to_string(sentinel.port()) + "#rotated");
+    c.timeout = 10s;
+    Client client(c);
+    Lock lock(client, "door");
+    ASSERT_TRUE(lock.try_lock());
+    lock.unlock();
+    {
+        support::SyncRedis admin(master.port());
+        admin.command({"AUTH", "old"});
+        admin.command({"CONFIG", "SET", "requirepass", "new"});
+        admin.command({"CLIENT", "KILL", "TYPE", "normal"});  // not this one (skipme)
+        admin.command({"CLIENT", "KILL", "TYPE", "pubsub"});
+    }
+    try {
+        lock.try_lock();
+        FAIL() << "locked with a refused password";
+    } catch (const AuthError& e) {
+        EXPECT_NE(std::string(e.what()).find("AUTH refused"), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+        FAIL() << "not an AuthError: " << e.what();
+    }
+}
+
 // SENTINEL FAILOVER: the same client goes on, on the new master: new locks, a
 // held lock renewed (or its loss told), a waiter woken.
 TEST_F(Sentinel, FollowsAFailover) {
