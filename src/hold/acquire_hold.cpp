@@ -130,7 +130,8 @@ void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
     auto a = std::make_shared<Acquiring>(Acquiring{std::move(spec.hold), spec.keeping, spec.writes,
                                                    spec.gives_back_unknown, std::move(spec.taken),
-                                                   std::move(spec.request), std::move(done)});
+                                                   std::move(spec.request), std::move(done), Clock::now(), {},
+                                                   nullptr});
     AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
     request.sharded = core.transport.shards_channel(a->hold.key, request.channel);

@@ -140,7 +140,7 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
 
 void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(ReleaseOutcome)> done) {
     if (!spec.decode) spec.decode = lock_release_reply;
-    auto r = std::make_shared<Releasing>(Releasing{std::move(spec), std::move(done)});
+    auto r = std::make_shared<Releasing>(Releasing{std::move(spec), std::move(done), {}, std::nullopt, {}});
     const HoldId& hold = r->spec.hold;
     // A watchdog hold still held after this release gets a fresh lease; an
     // explicit lease keeps its deadline.
