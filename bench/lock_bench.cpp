@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
         std::cout << report;
         if (options.write) {
             const std::string path = std::string(HOLDFAST_SOURCE_DIR) + "/BENCHMARKS.md";
-            std::ofstream(path) << report << kept_comparisons(path);
+            const std::string kept = kept_comparisons(path);  // read before the file is truncated
+            std::ofstream(path) << report << kept;
             std::cerr << "lock_bench: wrote " << path << "\n";
         }
         return results_correct(results) ? 0 : 1;
