@@ -25,6 +25,14 @@ std::string random_uuid() {
     return text;
 }
 
+// 1 .. 2^38 - 1, shifted past a waiter's 24-bit count: every id is >= 2^24,
+// far from Redisson's messages 0 and 1, and below 2^62, in a Java long.
+std::uint64_t random_waiter_id_base() {
+    std::random_device device;
+    const std::uint64_t bits = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+    return (bits % ((std::uint64_t{1} << 38) - 1) + 1) << 24;
+}
+
 // "<program>-<client id>", printable and without spaces as CLIENT SETNAME requires.
 std::string default_client_name(const std::string& uuid) {
     std::string name = program_invocation_short_name;
@@ -52,7 +60,12 @@ ClientCore::ClientCore(const Config& config)
       transport(effective(config, uuid, telemetry)),
       wait_queues(transport.subscriber()),
       watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size),
-      holds(watchdog) {}
+      holds(watchdog),
+      waiter_id_base_(random_waiter_id_base()) {}
+
+std::uint64_t ClientCore::new_waiter_id() {
+    return waiter_id_base_ | (next_waiter_.fetch_add(1, std::memory_order_relaxed) & 0xffffff);
+}
 
 // The loop stops first: the watchdog's timer must not fire into a destroyed object.
 ClientCore::~ClientCore() { transport.shutdown(); }

@@ -32,10 +32,16 @@ public:
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.
     const std::string& current_owner() const;
     std::string new_owner();
+    /// A new id for a waiter that releases may name (lock/handoff.lua.part):
+    /// this client's random 38 bits, then a 24-bit count, so ids of clients
+    /// everywhere differ (bar a 1 in 2^38 chance, which costs a wasted wake-up).
+    std::uint64_t new_waiter_id();
 
 private:
     // Explicit owners count from 2^32 so they never equal a Linux thread id.
     std::atomic<std::uint64_t> next_owner_{std::uint64_t{1} << 32};
+    const std::uint64_t waiter_id_base_;
+    std::atomic<std::uint64_t> next_waiter_{0};
 };
 
 /// The library's (and its tests') way from a Client to its core.

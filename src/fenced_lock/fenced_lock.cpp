@@ -27,6 +27,9 @@ public:
     detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
+        // Not listed for targeted wake-ups: its `0` wakes it, as Redisson's waiters.
+        request.waiter_id = 0;
+        request.give_up = nullptr;
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),

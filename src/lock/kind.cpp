@@ -7,6 +7,7 @@
 #include "primitive/reply_errors.hpp"
 #include "common/quoted.hpp"
 #include "primitive/names.hpp"
+#include "primitive/one_slot.hpp"
 
 namespace holdfast::detail {
 
@@ -39,26 +40,65 @@ std::vector<Lock::Holder> LockKind::holders_in(const std::vector<Reply>& hgetall
     return result;
 }
 
+namespace {
+
+// How long a release promises the free lock to the waiter it names
+// (lock/handoff.lua.part): the time that waiter has to come and take it.
+constexpr std::string_view promise_ms = "100";
+
+// The lock's side keys for targeted wake-ups, or none: on a cluster, a name
+// whose hash tag cannot hold them in its slot ('{}', 'a{b') keeps Redisson's
+// wake-ups.
+struct HandoffKeys {
+    HandoffKeys(const ClientCore& core, const std::string& name, bool announces) {
+        if (!announces) return;
+        waiters = lock_waiters_key(name);
+        if (!share_slot(core.transport.config(), name, waiters)) {
+            waiters.clear();
+            return;
+        }
+        handoff = lock_handoff_key(name);
+    }
+    bool targeted() const { return !handoff.empty(); }
+    // Empty, or both set.
+    std::string waiters, handoff;
+};
+
+}  // namespace
+
 AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
-                                          std::chrono::milliseconds lease, bool) const {
+                                          std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
     request.channel = lock_channel(name);
+    auto keys = std::make_shared<const HandoffKeys>(core, name, announces_);
+    // A caller that will not wait is not listed, but keeps off a promised lock too.
+    if (keys->targeted() && !try_once) request.waiter_id = core.new_waiter_id();
+    const std::string waiter = request.waiter_id != 0 ? std::to_string(request.waiter_id) : std::string();
     request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), channel = request.channel,
-                       announces = announces_](auto report) {
+                       announces = announces_, keys, waiter](auto report) {
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {name},
-                       {lease_ms, owner, channel, announces ? core.transport.publish_command(name, channel) : ""}, name,
-                       "lock", std::move(report));
+                       {lease_ms, owner, channel, announces ? core.transport.publish_command(name, channel) : "",
+                        waiter, keys->waiters, keys->handoff},
+                       name, "lock", std::move(report));
     };
+    if (request.waiter_id != 0)
+        request.give_up = [&core, name, channel = request.channel, keys, waiter](std::function<void()> done) {
+            eval_reporting(core.transport, scripts::lock_leave, {name},
+                           {waiter, core.transport.publish_command(name, channel), channel, promise_ms,
+                            keys->waiters, keys->handoff},
+                           name, "stop waiting for", [done](Failure, Reply) { done(); });
+        };
     return request;
 }
 
 void ReentrantLockKind::release(ClientCore& core, const std::string& name, const std::string& owner,
                                 const std::string& lease_ms, ReplyHandler done) const {
     const std::string channel = lock_channel(name);
+    const HandoffKeys keys(core, name, announces_);
     eval_reporting(core.transport, scripts::lock_release, {name},
                    {unlock_message, lease_ms, owner, announces_ ? core.transport.publish_command(name, channel) : "",
-                    channel},
+                    channel, promise_ms, keys.waiters, keys.handoff},
                    name, "unlock", std::move(done));
 }
 

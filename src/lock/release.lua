@@ -3,7 +3,9 @@
 -- KEYS[1] lock hash; ARGV[1] unlock message, ARGV[2] lease ms to raise a
 -- still-held lock's TTL to (0: keep its TTL, for an explicit lease), ARGV[3]
 -- owner id, ARGV[4] publish command (publish or spublish; empty: the spin
--- lock, which announces nothing), ARGV[5] channel.
+-- lock, which announces nothing), ARGV[5] channel; for targeted wake-ups
+-- (handoff.lua.part), ARGV[6] how long the first listed waiter is promised
+-- the lock (ms), ARGV[7] the waiters and ARGV[8] the promise (empty: none).
 -- The channel is no key: declared, it would fail the call in a slot being
 -- migrated (TRYAGAIN: a key that never exists) and need a key ACL pattern.
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
@@ -12,6 +14,8 @@
 -- the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
 -- include: partial_release.lua.part
+local waiters_key, promise_key = ARGV[7] or '', ARGV[8] or ''
+-- include: handoff.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
 if refused then
     return refused
@@ -23,8 +27,11 @@ end
 if partial_release(ARGV[3], holds, ARGV[2]) then
     return 0
 end
+local next = nil
 if ARGV[4] ~= '' then
-    redis.call(ARGV[4], ARGV[5], ARGV[1])
+    next = first_waiter(nil)
+    announce(ARGV[4], ARGV[5], next, ARGV[1])
 end
 redis.call('del', KEYS[1])
+promise(next, ARGV[6])
 return 1

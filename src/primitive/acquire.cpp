@@ -14,7 +14,10 @@
 
 namespace holdfast::detail {
 
-std::size_t redisson_lock_wakes(std::string_view payload) { return payload == unlock_all_message ? wakes::all : 1; }
+std::size_t redisson_lock_wakes(std::string_view payload) {
+    if (payload == unlock_all_message) return wakes::all;
+    return waiter_named_in(payload) != 0 ? wakes::named : 1;
+}
 
 namespace {
 
@@ -27,6 +30,7 @@ AcquireMachine::Options machine_options(const AcquireRequest& request) {
     options.backoff = request.backoff;
     options.gives_up = static_cast<bool>(request.give_up);
     options.gives_back = static_cast<bool>(request.give_back);
+    if (request.waiter_id != 0) options.check_after_handoff = request.check_after_handoff;
     if (request.backoff) {
         static thread_local std::minstd_rand random{std::random_device{}()};
         options.seed = static_cast<std::uint32_t>(random());
@@ -72,6 +76,8 @@ public:
         run(actions);
         return actions.took_wake;
     }
+    std::uint64_t waiter_id() const override { return request_->waiter_id; }
+    void on_named_elsewhere() override { run(machine_.named_elsewhere(Clock::now())); }
     void on_closed() override { run(machine_.closing(closing_error())); }
     void on_refused(const Failure& error) override { run(machine_.channel_refused(error)); }
 

@@ -48,7 +48,8 @@ struct Attempt {
 };
 
 /// Redisson's lock channels: unlock_all_message wakes every waiter (a write
-/// unlock), any other message one (primitive/names.hpp).
+/// unlock), a waiter's id the waiter named (wakes::named), any other message
+/// one (primitive/names.hpp).
 std::size_t redisson_lock_wakes(std::string_view payload);
 
 /// For primitives without a channel (the spin lock): sleep between attempts,
@@ -68,6 +69,13 @@ struct AcquireRequest {
     /// nullopt: wait as long as it takes. A deadline already past: one attempt.
     std::optional<std::chrono::steady_clock::time_point> deadline;
     Wakes wakes = redisson_lock_wakes;
+    /// Not 0: the attempts list the waiter under this id, and a release names
+    /// the first listed waiter, which alone tries (lock/handoff.lua.part).
+    std::uint64_t waiter_id = 0;
+    /// With a waiter id: a release that named another waiter leaves this one
+    /// asleep, to try again this long after it if no later release woke it (the
+    /// one named may have died with the promise).
+    std::chrono::milliseconds check_after_handoff{1000};
     /// Set: poll with this backoff instead of listening on a channel.
     std::optional<Backoff> backoff;
     /// Runs when the operation ends without the primitive (deadline or error),

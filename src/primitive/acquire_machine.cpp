@@ -132,6 +132,19 @@ AcquireMachine::Actions AcquireMachine::woken() {
     return actions;
 }
 
+AcquireMachine::Actions AcquireMachine::named_elsewhere(Clock::time_point now) {
+    Actions actions;
+    if (state_ != State::sleeping || options_.check_after_handoff.count() <= 0) return actions;
+    // What it slept for (the last holder's TTL, a promise's end) is over: one
+    // check later, in case the one named never comes.
+    const auto check = now + options_.check_after_handoff;
+    timer_at_ = options_.deadline ? std::min(*options_.deadline, check) : check;
+    Action arm{Kind::arm_timer};
+    arm.at = timer_at_;
+    actions.push(arm);
+    return actions;
+}
+
 AcquireMachine::Actions AcquireMachine::timer_fired(Clock::time_point now) {
     // Stale: a wait the driver could not cancel in time, for an earlier sleep.
     if (state_ != State::sleeping || now < timer_at_) return {};

@@ -72,6 +72,9 @@ public:
         std::optional<Backoff> backoff;
         bool gives_up = false;    ///< the primitive has a give-up step
         bool gives_back = false;  ///< the primitive can give back a hold taken after a stop
+        /// Asleep when a release names another waiter: try again after this
+        /// long (zero: keep sleeping as before).
+        std::chrono::milliseconds check_after_handoff{0};
         std::uint32_t seed = 1;   ///< backoff jitter
     };
 
@@ -88,6 +91,8 @@ public:
     Actions subscribed();
     /// A wake-up offered: a message, or one handed on by another listener.
     Actions woken();
+    /// A release named another waiter: the lock is promised to it.
+    Actions named_elsewhere(Clock::time_point now);
     Actions timer_fired(Clock::time_point now);
     Actions cancel_requested();
     /// The server refused to subscribe to the channel (`error` says which).

@@ -1,6 +1,7 @@
 // Redisson's key and channel names (docs/redisson-layout.md, "Names").
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,6 +41,14 @@ inline std::string suffixed_name(std::string_view name, std::string_view suffix)
 /// The RLock's release channel: redisson_lock__channel:{name}.
 inline std::string lock_channel(std::string_view name) { return prefixed_name("redisson_lock__channel", name); }
 
+// holdfast's own side keys of the RLock, for targeted wake-ups
+// (lock/handoff.lua.part): its listed waiters, and the promise of the free
+// lock to the one a release named.
+inline constexpr std::string_view lock_waiters_prefix = "holdfast_lock_waiters";
+inline constexpr std::string_view lock_handoff_prefix = "holdfast_lock_handoff";
+inline std::string lock_waiters_key(std::string_view name) { return prefixed_name(lock_waiters_prefix, name); }
+inline std::string lock_handoff_key(std::string_view name) { return prefixed_name(lock_handoff_prefix, name); }
+
 // What an unlock publishes on a lock's channel (the RLock's, the fair lock's
 // waiters', the read-write lock's), as Redisson's LockPubSub reads it.
 /// UNLOCK_MESSAGE: one waiter may try.
@@ -47,6 +56,15 @@ inline constexpr std::string_view unlock_message = "0";
 /// READ_UNLOCK_MESSAGE, which a write unlock publishes: every waiter may try
 /// (readers may all enter).
 inline constexpr std::string_view unlock_all_message = "1";
+/// holdfast's release names the waiter it wakes, just before its `0`: a
+/// waiter id, a decimal from 2 up (Redisson's LockPubSub ignores any number
+/// but 0 and 1). The waiter id in `payload`, or 0 when it names none.
+inline std::uint64_t waiter_named_in(std::string_view payload) {
+    std::uint64_t id = 0;
+    const char* end = payload.data() + payload.size();
+    const auto [stop, error] = std::from_chars(payload.data(), end, id);
+    return error == std::errc() && stop == end && id >= 2 ? id : 0;
+}
 
 // The fair lock's side keys: its FIFO queue, its waiters' deadlines, and
 // holdfast's own heartbeat of live waiters.

@@ -23,4 +23,8 @@ void check_one_slot(const Config& config, std::string_view noun, const std::stri
     }
 }
 
+bool share_slot(const Config& config, std::string_view a, std::string_view b) {
+    return config.topology != Topology::cluster || key_slot(a) == key_slot(b);
+}
+
 }  // namespace holdfast::detail

@@ -17,4 +17,8 @@ namespace holdfast::detail {
 void check_one_slot(const Config& config, std::string_view noun, const std::string& name,
                     const std::vector<std::string>& keys);
 
+/// Whether one script may touch both `a` and `b`: always, but on a cluster,
+/// where they must hash to one slot.
+bool share_slot(const Config& config, std::string_view a, std::string_view b);
+
 }  // namespace holdfast::detail

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "primitive/names.hpp"
+
 namespace holdfast::detail {
 
 void WaitQueue::join(std::shared_ptr<Waiter> waiter, bool subscribed) {
@@ -15,6 +17,19 @@ void WaitQueue::leave(const Waiter* waiter) {
 }
 
 void WaitQueue::hand_out(std::size_t count) { offer(count, 0); }
+
+void WaitQueue::on_message(std::string_view payload) {
+    const std::size_t count = wakes_(payload);
+    if (count == wakes::named) {
+        after_name_ = true;
+        return named(waiter_named_in(payload));
+    }
+    // The `0` after a name is for those who were not named, since they could not be.
+    const bool unlisted_only = after_name_ && count != wakes::all;
+    after_name_ = false;
+    offer(count, 0, unlisted_only);
+}
+
 
 void WaitQueue::pass_on(std::size_t count, const Waiter* after) {
     auto it = std::find_if(waiters_.begin(), waiters_.end(), [after](const Entry& e) { return e.waiter.get() == after; });
@@ -30,13 +45,14 @@ WaitQueue::Entry* WaitQueue::next(std::uint64_t from, std::uint64_t end) {
 // Walks by ticket rather than by position, so a waiter joining or leaving
 // during a call neither shifts the walk nor gets what was not offered to it:
 // the offer goes to those there when it began, in order, each at most once.
-void WaitQueue::offer(std::size_t count, std::uint64_t from) {
+void WaitQueue::offer(std::size_t count, std::uint64_t from, bool unlisted_only) {
     const std::uint64_t end = next_ticket_;
     while (count > 0) {
         const Entry* e = next(from, end);
         if (!e) return;
         from = e->ticket;
         const auto waiter = e->waiter;  // kept alive while called: it may leave
+        if (unlisted_only && waiter->waiter_id() != 0) continue;
         if (waiter->on_wake() && count != wakes::all) --count;
     }
 }
@@ -70,6 +86,17 @@ void WaitQueue::on_closed() {
 
 void WaitQueue::on_refused(const Failure& error) {
     let_go([&error](Waiter& w) { w.on_refused(error); });
+}
+
+void WaitQueue::named(std::uint64_t id) {
+    std::shared_ptr<Waiter> chosen;
+    for (const Entry& e : waiters_)
+        if (e.waiter->waiter_id() == id) chosen = e.waiter;
+    // A named waiter that declines is ending: its give-up passes the promise on.
+    if (chosen) chosen->on_wake();
+    each([&chosen](Waiter& w) {
+        if (&w != chosen.get() && w.waiter_id() != 0) w.on_named_elsewhere();
+    });
 }
 
 }  // namespace holdfast::detail

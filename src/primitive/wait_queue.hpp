@@ -19,10 +19,14 @@ namespace holdfast::detail {
 namespace wakes {
 /// A message that wakes every waiter.
 inline constexpr std::size_t all = static_cast<std::size_t>(-1);
+/// A message that names the one waiter it wakes (primitive/names.hpp,
+/// waiter_named_in()): the next message, the `0` that follows the name,
+/// wakes only the waiters that are not listed.
+inline constexpr std::size_t named = static_cast<std::size_t>(-2);
 }  // namespace wakes
 
 /// Message policy of a release channel: how many waiters a payload wakes
-/// (wakes::all, or a count).
+/// (wakes::all, wakes::named, or a count).
 using Wakes = std::size_t (*)(std::string_view payload);
 
 /// A waiter hears its channel's events as a listener does, but for the
@@ -32,6 +36,11 @@ public:
     /// A wake-up, offered in join order: true uses it, false passes it on to
     /// the next waiter.
     virtual bool on_wake() = 0;
+    /// The id under which a release may name this waiter (0: it is not listed).
+    virtual std::uint64_t waiter_id() const { return 0; }
+    /// A release named another waiter, here or in another process: the lock
+    /// was promised to it.
+    virtual void on_named_elsewhere() {}
 
 private:
     void on_message(std::string_view) final {}
@@ -57,7 +66,7 @@ public:
     /// it left), so a wake-up passed on cannot circle back.
     void pass_on(std::size_t count, const Waiter* after);
 
-    void on_message(std::string_view payload) override { hand_out(wakes_(payload)); }
+    void on_message(std::string_view payload) override;
     /// Tells every waiter (a reconnect: messages may have been missed).
     void on_subscribed() override;
     /// Closed or refused, the subscriber let the queue go: the queue lets its
@@ -72,8 +81,10 @@ private:
     };
 
     /// Offers `count` wake-ups to the waiters after ticket `from` that were
-    /// there when the offer began.
-    void offer(std::size_t count, std::uint64_t from);
+    /// there when the offer began; `unlisted_only`: to those with no waiter id.
+    void offer(std::size_t count, std::uint64_t from, bool unlisted_only = false);
+    /// A release named waiter `id`: woken if it is here, the others told.
+    void named(std::uint64_t id);
     /// Calls `tell` on each waiter there now, in join order.
     template <class Tell>
     void each(Tell tell);
@@ -86,6 +97,7 @@ private:
     const Wakes wakes_;
     std::vector<Entry> waiters_;  // by ticket
     std::uint64_t next_ticket_ = 1;
+    bool after_name_ = false;  // the last message named a waiter
 };
 
 }  // namespace holdfast::detail
