@@ -58,7 +58,7 @@ ClientCore::ClientCore(const Config& config)
     : uuid(random_uuid()),
       telemetry(std::make_shared<Telemetry>(config.on_event, config.metrics, config.slow_acquire_threshold)),
       transport(effective(config, uuid, telemetry)),
-      wait_queues(transport.subscriber()),
+      wait_queues(transport.subscriber(), transport.loop()),
       watchdog(transport, *telemetry, config.lock_watchdog_timeout, config.lock_watchdog_batch_size),
       holds(watchdog),
       waiter_id_base_(random_waiter_id_base()) {}

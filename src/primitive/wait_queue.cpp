@@ -75,6 +75,7 @@ void WaitQueue::on_subscribed() {
 
 template <class Tell>
 void WaitQueue::let_go(Tell tell) {
+    let_go_ = true;
     const auto waiters = std::move(waiters_);
     waiters_.clear();
     for (const auto& e : waiters) tell(*e.waiter);

@@ -57,6 +57,8 @@ public:
     /// Takes `waiter` out (no-op if it is not in): it is offered nothing more.
     void leave(const Waiter* waiter);
     bool empty() const { return waiters_.empty(); }
+    /// The subscriber let it go (closed, refused).
+    bool off_channel() const { return let_go_; }
     std::size_t size() const { return waiters_.size(); }
 
     /// Offers `count` wake-ups (wakes::all: one to each) in join order, as a
@@ -98,6 +100,7 @@ private:
     std::vector<Entry> waiters_;  // by ticket
     std::uint64_t next_ticket_ = 1;
     bool after_name_ = false;  // the last message named a waiter
+    bool let_go_ = false;
 };
 
 }  // namespace holdfast::detail

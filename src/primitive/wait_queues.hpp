@@ -1,14 +1,23 @@
 // A client's wait queues: one WaitQueue per channel its waiters wait on, put
-// on the subscriber with the channel's first waiter and taken off with its
-// last. The primitive layer keeps them, so the subscriber only delivers
-// messages and never has to tell which of its listeners is a queue.
+// on the subscriber with the channel's first waiter. A queue whose last
+// waiter left stays subscribed a little while (one to two sweeps of the
+// linger period): a contended lock's waiters come back at once, and would
+// otherwise pay an UNSUBSCRIBE and a SUBSCRIBE each time. The primitive
+// layer keeps them, so the subscriber only delivers messages and never has
+// to tell which of its listeners is a queue.
 #pragma once
 
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "primitive/wait_queue.hpp"
 
@@ -19,7 +28,10 @@ class Subscriber;
 /// Loop thread only.
 class WaitQueues {
 public:
-    explicit WaitQueues(Subscriber& subscriber) : subscriber_(subscriber) {}
+    /// Empty queues are swept off their channels every `linger` on `loop`.
+    WaitQueues(Subscriber& subscriber, asio::io_context& loop,
+               std::chrono::milliseconds linger = std::chrono::milliseconds(1000))
+        : subscriber_(subscriber), sweeper_(loop), linger_(linger) {}
     WaitQueues(const WaitQueues&) = delete;
     WaitQueues& operator=(const WaitQueues&) = delete;
 
@@ -29,18 +41,33 @@ public:
     /// listened to already. Returns the queue, to pass wake-ups on in.
     std::shared_ptr<WaitQueue> join(const std::string& channel, std::shared_ptr<Waiter> waiter, Wakes wakes,
                                     bool sharded);
-    /// `waiter` leaves `channel`'s queue (no-op if it is not in it); the last
-    /// one out takes the queue off the channel.
+    /// `waiter` leaves `channel`'s queue (no-op if it is not in it); a queue
+    /// left empty stays on its channel until a sweep finds it empty twice.
     void leave(const std::string& channel, const Waiter* waiter);
+    /// What the timer does every linger period; public for tests.
+    void sweep();
 
     /// Channels with a queue.
     std::size_t size() const { return queues_.size(); }
 
 private:
+    struct Kept {
+        std::shared_ptr<WaitQueue> queue;
+        std::uint64_t emptied = 0;  // the sweep count when it was last left empty
+        bool idle_listed = false;   // in idle_
+    };
+
+    void arm_sweep();
+
     Subscriber& subscriber_;
-    // A queue without waiters here was let go by the subscriber (closed,
-    // refused): it is off its channel, and goes at the next join or leave.
-    std::map<std::string, std::shared_ptr<WaitQueue>, std::less<>> queues_;
+    // A queue the subscriber let go (closed, refused) is off its channel, and
+    // goes at the next join or leave.
+    std::map<std::string, Kept, std::less<>> queues_;
+    std::vector<std::string> idle_;  // channels whose queue was left empty
+    std::uint64_t sweeps_ = 0;
+    asio::steady_timer sweeper_;
+    std::chrono::milliseconds linger_;
+    bool sweep_armed_ = false;
 };
 
 }  // namespace holdfast::detail

@@ -54,7 +54,7 @@ protected:
     std::vector<std::string> log;
     asio::io_context io;
     Subscriber subscriber{io, std::make_shared<Connection>(io, Config{}), std::chrono::seconds(1)};
-    WaitQueues queues{subscriber};
+    WaitQueues queues{subscriber, io};
 };
 
 TEST_F(WaitQueuesTest, AChannelsWaitersShareOneQueueOnTheSubscriber) {
@@ -84,11 +84,34 @@ TEST_F(WaitQueuesTest, TheQueueGoesWithItsLastWaiter) {
     EXPECT_EQ(kept(), Kept(1, 1));
     queues.leave(door, b.get());
     EXPECT_TRUE(queue->empty());
+    // Left on the channel until a sweep finds it empty twice.
+    EXPECT_EQ(kept(), Kept(1, 1));
+    queues.sweep();
+    EXPECT_EQ(kept(), Kept(1, 1));
+    queues.sweep();
     EXPECT_EQ(kept(), Kept(0, 0));
     // The next waiter gets a new queue, on the subscriber again.
     auto c = waiter("c");
     EXPECT_NE(join(door, c), queue);
     EXPECT_EQ(kept(), Kept(1, 1));
+}
+
+// A contended lock's waiters come back at once: the next one finds the queue
+// still on the channel, and the sweeps start again when it leaves.
+TEST_F(WaitQueuesTest, AWaiterSoonAfterTheLastOneGetsTheSameQueue) {
+    auto a = waiter("a"), b = waiter("b");
+    const auto queue = join(door, a);
+    queues.leave(door, a.get());
+    queues.sweep();
+    EXPECT_EQ(join(door, b), queue);
+    queues.sweep();
+    queues.sweep();
+    EXPECT_EQ(kept(), Kept(1, 1));  // in use: never swept
+    queues.leave(door, b.get());
+    queues.sweep();
+    EXPECT_EQ(kept(), Kept(1, 1));
+    queues.sweep();
+    EXPECT_EQ(kept(), Kept(0, 0));
 }
 
 TEST_F(WaitQueuesTest, OneWhoIsNotInTheQueueLeavesItAsItIs) {
@@ -130,6 +153,8 @@ TEST_F(WaitQueuesTest, AWaiterAfterALetGoGetsANewQueue) {
     EXPECT_EQ(fresh->size(), 1u);
     EXPECT_EQ(kept(), Kept(1, 1));
     queues.leave(door, b.get());
+    queues.sweep();
+    queues.sweep();
     EXPECT_EQ(kept(), Kept(0, 0));
 }
 
