@@ -120,10 +120,17 @@ private:
 
     void arm(Clock::time_point at) {
         count_waiting();
+        // A wait due sooner is left running: a lock's every release moves its
+        // listed waiters' checks later, and that costs no timer call each time.
+        if (armed_ && armed_at_ <= at) return;
         // Made on first need: an uncontended acquire never sleeps.
         if (!timer_) timer_.emplace(transport_.loop());
         timer_->expires_at(at);
-        timer_->async_wait([self = shared_from_this()](asio::error_code ec) {
+        armed_ = true;
+        armed_at_ = at;
+        timer_->async_wait([self = shared_from_this(), wait = ++waits_](asio::error_code ec) {
+            if (wait != self->waits_) return;  // replaced by a later wait
+            self->armed_ = false;
             if (!ec) self->run(self->machine_.timer_fired(Clock::now()));
         });
     }
@@ -167,6 +174,9 @@ private:
     AcquireMachine machine_;
     bool waiting_ = false;
     std::optional<asio::steady_timer> timer_;
+    bool armed_ = false;  // a wait is pending, due at armed_at_
+    Clock::time_point armed_at_{};
+    std::uint64_t waits_ = 0;
     std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
     // Only with a stop token that can stop: an inline one would cost every waiter.
     using Cancel = std::stop_callback<std::function<void()>>;

@@ -146,8 +146,16 @@ AcquireMachine::Actions AcquireMachine::named_elsewhere(Clock::time_point now) {
 }
 
 AcquireMachine::Actions AcquireMachine::timer_fired(Clock::time_point now) {
-    // Stale: a wait the driver could not cancel in time, for an earlier sleep.
-    if (state_ != State::sleeping || now < timer_at_) return {};
+    if (state_ != State::sleeping) return {};
+    if (now < timer_at_) {
+        // Early: a wait for an earlier sleep, or one the driver left running
+        // when the sleep was moved later. Wait again, for the time due now.
+        Actions actions;
+        Action arm{Kind::arm_timer};
+        arm.at = timer_at_;
+        actions.push(arm);
+        return actions;
+    }
     if (options_.deadline && *options_.deadline <= now) return finish({}, 0);
     return attempt(false);
 }

@@ -37,7 +37,8 @@ public:
             send_attempt,  ///< run request.attempt; its reply is attempt_replied()
             subscribe,     ///< listen on the channel; confirmation is subscribed()
             unsubscribe,   ///< stop listening
-            arm_timer,     ///< (re)arm the one timer for `at`; it fires as timer_fired()
+            arm_timer,     ///< (re)arm the one timer for `at`; it fires as timer_fired() (a wait
+                           ///< still due before `at` may be left: an early fire arms again)
             pass_on,       ///< offer `count` wake-ups to the other waiters (`after_self`: later joiners only)
             give_up,       ///< run request.give_up, then left()
             give_back,     ///< run request.give_back (release what the attempt took), then left()

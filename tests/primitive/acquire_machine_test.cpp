@@ -169,7 +169,9 @@ TEST(AcquireMachine, SleepsUntilTheHoldersTtl) {
     Machine m({});
     to_sleeping(m);
     EXPECT_EQ(m.timer_at(), t0 + 500ms);
-    EXPECT_TRUE(kinds(m.timer_fired(t0 + 499ms)).empty());  // stale: from an earlier sleep
+    const auto early = m.timer_fired(t0 + 499ms);  // from an earlier sleep: waits again
+    EXPECT_EQ(kinds(early), (K{Kind::arm_timer}));
+    EXPECT_EQ(early[0].at, t0 + 500ms);
     EXPECT_EQ(kinds(m.timer_fired(t0 + 500ms)), (K{Kind::send_attempt}));
     EXPECT_TRUE(kinds(m.timer_fired(t0 + 600ms)).empty());  // not sleeping
     m.attempt_replied(Attempt::refused(-2), t0 + 600ms);   // released between checks
@@ -177,6 +179,39 @@ TEST(AcquireMachine, SleepsUntilTheHoldersTtl) {
     m.timer_fired(t0 + 600ms);
     m.attempt_replied(Attempt::refused(std::numeric_limits<long long>::max()), t0);  // capped
     EXPECT_EQ(m.timer_at(), t0 + 24h);
+}
+
+// A release named another waiter: what this one slept for is over, and it
+// checks once, later, in case the one named never comes (targeted wake-ups).
+TEST(AcquireMachine, AHandoffElsewhereMovesTheSleepToOneCheckLater) {
+    Machine::Options o;
+    o.check_after_handoff = 1s;
+    Machine m(o);
+    to_sleeping(m);
+    const auto moved = m.named_elsewhere(t0 + 100ms);
+    EXPECT_EQ(kinds(moved), (K{Kind::arm_timer}));
+    EXPECT_EQ(moved[0].at, t0 + 1100ms);
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 500ms)), (K{Kind::arm_timer}));  // the old wait: again
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 1100ms)), (K{Kind::send_attempt}));
+    // Attempting: nothing to move.
+    EXPECT_TRUE(kinds(m.named_elsewhere(t0 + 1200ms)).empty());
+}
+
+TEST(AcquireMachine, AHandoffElsewhereNeverMovesTheSleepPastTheDeadline) {
+    Machine::Options o;
+    o.check_after_handoff = 1s;
+    o.deadline = t0 + 700ms;
+    Machine m(o);
+    to_sleeping(m);
+    EXPECT_EQ(m.named_elsewhere(t0 + 100ms)[0].at, t0 + 700ms);
+}
+
+// Without a waiter id (not listed), a handoff elsewhere changes nothing.
+TEST(AcquireMachine, AnUnlistedWaiterSleepsOnThroughAHandoffElsewhere) {
+    Machine m({});
+    to_sleeping(m);
+    EXPECT_TRUE(kinds(m.named_elsewhere(t0 + 100ms)).empty());
+    EXPECT_EQ(m.timer_at(), t0 + 500ms);
 }
 
 TEST(AcquireMachine, DeadlineBoundsTheSleepAndEndsTheWait) {

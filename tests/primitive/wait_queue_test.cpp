@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -29,11 +30,14 @@ public:
         if (then) then();
         return !decline;
     }
+    std::uint64_t waiter_id() const override { return id; }
+    void on_named_elsewhere() override { log_.push_back(name + " elsewhere"); }
     void on_subscribed() override { log_.push_back(name + " subscribed"); }
     void on_closed() override { log_.push_back(name + " closed"); }
     void on_refused(const detail::Failure&) override { log_.push_back(name + " refused"); }
 
     const std::string name;
+    std::uint64_t id = 0;  // listed for targeted wake-ups under this id, if not 0
     bool decline = false;
     std::function<void()> then;  // runs while it is woken
 
@@ -52,6 +56,42 @@ protected:
     Log log;
     WaitQueue queue{redisson_lock_wakes};
 };
+
+// Targeted wake-ups (lock/handoff.lua.part): a release names the waiter it
+// promised the lock to, then publishes Redisson's `0`.
+TEST_F(WaitQueueTest, ANamedWaiterAloneIsWokenAndTheOtherListedOnesAreTold) {
+    add("a")->id = 100;
+    add("b")->id = 200;
+    add("unlisted");
+    queue.on_message("200");
+    EXPECT_EQ(log, (Log{"b", "a elsewhere"}));
+}
+
+TEST_F(WaitQueueTest, TheZeroAfterANameWakesOnlyWaitersThatAreNotListed) {
+    add("a")->id = 100;
+    add("unlisted");
+    queue.on_message("200");  // another process's waiter
+    queue.on_message("0");
+    EXPECT_EQ(log, (Log{"a elsewhere", "unlisted"}));
+    // A bare `0` (a Redisson client's release) wakes the first waiter, listed or not.
+    log.clear();
+    queue.on_message("0");
+    EXPECT_EQ(log, Log{"a"});
+}
+
+TEST_F(WaitQueueTest, OnlyNumbersFromTwoUpNameAWaiter) {
+    add("a")->id = 2;
+    add("b")->id = 3;
+    // Not names: woken as a message wakes (the first waiter, or all for `1`); nobody told of a handoff.
+    for (const char* payload : {"1", "2x", "-2", "", "18446744073709551618"}) {
+        log.clear();
+        queue.on_message(payload);
+        EXPECT_EQ(std::count(log.begin(), log.end(), "b elsewhere"), 0) << payload;
+    }
+    log.clear();
+    queue.on_message("2");
+    EXPECT_EQ(log, (Log{"a", "b elsewhere"}));
+}
 
 TEST_F(WaitQueueTest, AnUnlockMessageWakesTheFirstWaiterOnly) {
     add("a"), add("b"), add("c");
