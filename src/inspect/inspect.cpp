@@ -204,8 +204,8 @@ std::string unwrapped(std::string_view wrapped) {
 // side key whose name cannot be read back (a reader's lease key of a name
 // with braces of its own: its lock hash is there while it lives anyway).
 std::optional<std::string> name_of_key(std::string_view key) {
-    for (std::string_view prefix :
-         {detail::fair_queue_prefix, detail::fair_timeout_prefix, detail::fence_token_prefix, detail::fair_alive_prefix})
+    for (std::string_view prefix : {detail::fair_queue_prefix, detail::fair_timeout_prefix, detail::fence_token_prefix,
+                                    detail::fair_alive_prefix, detail::lock_waiters_prefix, detail::lock_handoff_prefix})
         if (key.starts_with(prefix) && key.size() > prefix.size() + 1 && key[prefix.size()] == ':')
             return unwrapped(key.substr(prefix.size() + 1));
     if (key.find(detail::rwlock_timeout_infix) != std::string_view::npos) {

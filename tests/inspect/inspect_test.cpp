@@ -255,6 +255,19 @@ TEST_F(Inspect, OtherKeysAreNotPrimitives) {
     }
 }
 
+// A lock's listed waiters and the promise of a targeted wake-up
+// (lock/handoff.lua.part) are side keys of the lock's name, not names.
+TEST_F(Inspect, TargetedWakeUpKeysNameTheirLock) {
+    Client client(config());
+    Lock held(client, "door");
+    held.lock();
+    raw->command({"ZADD", "holdfast_lock_waiters:{door}", "1", "16777216"});
+    raw->command({"SET", "holdfast_lock_handoff:{door}", "16777216", "PX", "60000"});
+    raw->command({"SET", "holdfast_lock_handoff:{gone}", "16777216", "PX", "60000"});
+    EXPECT_EQ(find_names(client), (std::vector<std::string>{"door", "gone"}));
+    held.unlock();
+}
+
 TEST_F(Inspect, NamesWithBracesKeepTheirOwnHashTag) {
     Client client(config());
     FairLock fair(client, "orders{7}");
