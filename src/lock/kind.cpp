@@ -1,5 +1,6 @@
 #include "lock/kind.hpp"
 
+#include <charconv>
 
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
@@ -46,11 +47,13 @@ namespace {
 // (lock/handoff.lua.part): the time that waiter has to come and take it.
 constexpr std::string_view promise_ms = "100";
 
-// The lock's side keys for targeted wake-ups, or none: on a cluster, a name
-// whose hash tag cannot hold them in its slot ('{}', 'a{b') keeps Redisson's
-// wake-ups.
-struct HandoffKeys {
-    HandoffKeys(const ClientCore& core, const std::string& name, bool announces) {
+// The lock's names: its channel and, for targeted wake-ups, its two side
+// keys, or none: on a cluster, a name whose hash tag cannot hold them in its
+// slot ('{}', 'a{b') keeps Redisson's wake-ups. Shared by an acquire's attempt
+// and give-up steps.
+struct LockNames {
+    LockNames(const ClientCore& core, const std::string& name, bool announces)
+        : name(name), channel(lock_channel(name)) {
         if (!announces) return;
         waiters = lock_waiters_key(name);
         if (!share_slot(core.transport.config(), name, waiters)) {
@@ -60,8 +63,18 @@ struct HandoffKeys {
         handoff = lock_handoff_key(name);
     }
     bool targeted() const { return !handoff.empty(); }
-    // Empty, or both set.
-    std::string waiters, handoff;
+    std::string name, channel;
+    std::string waiters, handoff;  // both empty, or both set
+};
+
+// A waiter id as the scripts take it ("" for 0: not listed), without allocating.
+struct WaiterText {
+    explicit WaiterText(std::uint64_t id) {
+        if (id != 0) size = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, id).ptr - digits);
+    }
+    std::string_view view() const { return {digits, size}; }
+    char digits[20];
+    std::size_t size = 0;
 };
 
 }  // namespace
@@ -69,36 +82,36 @@ struct HandoffKeys {
 AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
                                           std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
-    request.channel = lock_channel(name);
-    auto keys = std::make_shared<const HandoffKeys>(core, name, announces_);
+    auto names = std::make_shared<const LockNames>(core, name, announces_);
+    request.channel = names->channel;
     // A caller that will not wait is not listed, but keeps off a promised lock too.
-    if (keys->targeted() && !try_once) request.waiter_id = core.new_waiter_id();
-    const std::string waiter = request.waiter_id != 0 ? std::to_string(request.waiter_id) : std::string();
-    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), channel = request.channel,
-                       announces = announces_, keys, waiter](auto report) {
+    if (names->targeted() && !try_once) request.waiter_id = core.new_waiter_id();
+    request.attempt = [&core, names, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
+                       waiter = request.waiter_id](auto report) {
+        const LockNames& n = *names;
         // The channel and publish command: the release's rights, checked first.
-        attempt_script(core.transport, scripts::lock_acquire, {name},
-                       {lease_ms, owner, channel, announces ? core.transport.publish_command(name, channel) : "",
-                        waiter, keys->waiters, keys->handoff},
-                       name, "lock", std::move(report));
+        attempt_script(core.transport, scripts::lock_acquire, {n.name},
+                       {lease_ms, owner, n.channel, announces ? core.transport.publish_command(n.name, n.channel) : "",
+                        WaiterText(waiter).view(), n.waiters, n.handoff},
+                       n.name, "lock", std::move(report));
     };
     if (request.waiter_id != 0)
-        request.give_up = [&core, name, channel = request.channel, keys, waiter](std::function<void()> done) {
-            eval_reporting(core.transport, scripts::lock_leave, {name},
-                           {waiter, core.transport.publish_command(name, channel), channel, promise_ms,
-                            keys->waiters, keys->handoff},
-                           name, "stop waiting for", [done](Failure, Reply) { done(); });
+        request.give_up = [&core, names, waiter = request.waiter_id](std::function<void()> done) {
+            const LockNames& n = *names;
+            eval_reporting(core.transport, scripts::lock_leave, {n.name},
+                           {WaiterText(waiter).view(), core.transport.publish_command(n.name, n.channel), n.channel,
+                            promise_ms, n.waiters, n.handoff},
+                           n.name, "stop waiting for", [done](Failure, Reply) { done(); });
         };
     return request;
 }
 
 void ReentrantLockKind::release(ClientCore& core, const std::string& name, const std::string& owner,
                                 const std::string& lease_ms, ReplyHandler done) const {
-    const std::string channel = lock_channel(name);
-    const HandoffKeys keys(core, name, announces_);
+    const LockNames n(core, name, announces_);
     eval_reporting(core.transport, scripts::lock_release, {name},
-                   {unlock_message, lease_ms, owner, announces_ ? core.transport.publish_command(name, channel) : "",
-                    channel, promise_ms, keys.waiters, keys.handoff},
+                   {unlock_message, lease_ms, owner, announces_ ? core.transport.publish_command(name, n.channel) : "",
+                    n.channel, promise_ms, n.waiters, n.handoff},
                    name, "unlock", std::move(done));
 }
 
