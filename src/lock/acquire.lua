@@ -4,7 +4,9 @@
 -- announces nothing); for targeted wake-ups (handoff.lua.part), ARGV[5] the
 -- caller's waiter id (empty: it will not wait, so it is not listed), ARGV[6]
 -- the waiters `holdfast_lock_waiters:{name}` and ARGV[7] the promise
--- `holdfast_lock_handoff:{name}` (both empty: none).
+-- `holdfast_lock_handoff:{name}` (both empty: none), ARGV[8] '1' when an
+-- earlier attempt may have listed the waiter (a first attempt saves the
+-- unlisting call).
 -- Reply nil when taken (or re-entered), else ms to wait: the holder's
 -- remaining PTTL, or what is left of a promise to another waiter; a NOPERM
 -- error, nothing taken, when the user could not release it.
@@ -16,22 +18,33 @@ local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'d
 if refused then
     return refused
 end
-local waiter = ARGV[5] or ''
+local waiter = targeted and ARGV[5] or ''
+local wait
 if redis.call('exists', KEYS[1]) == 0 then
-    local promised_for = promise_holds_off(waiter)
-    if promised_for then
-        list_waiter(waiter)
-        return promised_for
+    local promised = targeted and redis.call('get', promise_key)
+    if not promised or promised == waiter then
+        redis.call('hincrby', KEYS[1], ARGV[2], 1)
+        redis.call('pexpire', KEYS[1], ARGV[1])
+        if promised then
+            redis.call('del', promise_key)
+        elseif waiter ~= '' and ARGV[8] == '1' then
+            redis.call('zrem', waiters_key, waiter)
+        end
+        return nil
     end
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    unlist_waiter(waiter)
-    return nil
-end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    -- The free lock is promised to another waiter.
+    wait = math.max(1, redis.call('pttl', promise_key))
+elseif redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
+else
+    wait = redis.call('pttl', KEYS[1])
 end
-list_waiter(waiter)
-return redis.call('pttl', KEYS[1])
+if waiter ~= '' then
+    -- pcall: listed or not (out of memory), the caller is refused the same way.
+    local now = redis.call('time')
+    redis.pcall('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
+    redis.pcall('pexpire', waiters_key, waiters_kept_ms)
+end
+return wait

@@ -1,5 +1,6 @@
 #include "lock/kind.hpp"
 
+#include <atomic>
 #include <charconv>
 
 #include "core/client_core.hpp"
@@ -65,6 +66,8 @@ struct LockNames {
     bool targeted() const { return !handoff.empty(); }
     std::string name, channel;
     std::string waiters, handoff;  // both empty, or both set
+    // Set by the first attempt: a later one may find its waiter listed.
+    mutable std::atomic<bool> tried{false};
 };
 
 // A waiter id as the scripts take it ("" for 0: not listed), without allocating.
@@ -92,7 +95,7 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {n.name},
                        {lease_ms, owner, n.channel, announces ? core.transport.publish_command(n.name, n.channel) : "",
-                        WaiterText(waiter).view(), n.waiters, n.handoff},
+                        WaiterText(waiter).view(), n.waiters, n.handoff, n.tried.exchange(true) ? "1" : ""},
                        n.name, "lock", std::move(report));
     };
     if (request.waiter_id != 0)

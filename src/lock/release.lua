@@ -27,11 +27,17 @@ end
 if partial_release(ARGV[3], holds, ARGV[2]) then
     return 0
 end
-local next = nil
+local named = nil
 if ARGV[4] ~= '' then
-    next = first_waiter(nil)
-    announce(ARGV[4], ARGV[5], next, ARGV[1])
+    named = targeted and redis.call('zrange', waiters_key, 0, 0)[1]
+    if named then
+        redis.call(ARGV[4], ARGV[5], named)
+    end
+    redis.call(ARGV[4], ARGV[5], ARGV[1])
 end
 redis.call('del', KEYS[1])
-promise(next, ARGV[6])
+if named then
+    redis.call('zrem', waiters_key, named)
+    redis.call('set', promise_key, named, 'PX', ARGV[6])
+end
 return 1
