@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -50,6 +51,7 @@ struct Shared {
     std::atomic<std::int64_t> deadline_ns{0};
     std::atomic<std::int64_t> last_unlock_ns{0};  // when the last holder called unlock()
     std::atomic<int> last_owner{-1};               // worker index of the last holder
+    std::atomic<long long> handoffs{0};            // owner changes so far, all workers
     WorkerResult workers[max_processes];
 };
 
@@ -115,6 +117,7 @@ void run_worker(Shared& shared, Primitive primitive, int me, const ContendedTarg
         const int previous = shared.last_owner.exchange(me);
         if (previous >= 0 && previous != me) {
             ++out.handoffs;
+            ++shared.handoffs;
             if (out.waits_n < max_waits) out.waits[out.waits_n++] = acquired - shared.last_unlock_ns.load();
         }
         // Read-modify-write with no atomicity of its own: only the lock keeps updates from being lost.
@@ -182,18 +185,37 @@ void summarise(const Shared& shared, int processes, Contended& result) {
     result.wait_p99_us = percentile(waits, 99) / 1e3;
 }
 
-void count_commands(const std::map<std::string, long long>& before, const std::map<std::string, long long>& after,
-                    Contended& result) {
-    for (const auto& [name, calls] : after) {
+// holdfast's top-level commands between two INFO commandstats readings, per command.
+std::map<std::string, long long> lock_calls(const std::map<std::string, long long>& before,
+                                            const std::map<std::string, long long>& after) {
+    std::map<std::string, long long> calls;
+    for (const auto& [name, count] : after) {
         if (!lock_commands.count(name)) continue;
         const auto it = before.find(name);
-        const long long delta = calls - (it == before.end() ? 0 : it->second);
-        if (delta == 0) continue;
-        result.command_calls[name] = delta;
-        result.lock_commands += delta;
+        const long long delta = count - (it == before.end() ? 0 : it->second);
+        if (delta != 0) calls[name] = delta;
     }
+    return calls;
+}
+
+long long total(const std::map<std::string, long long>& calls) {
+    long long sum = 0;
+    for (const auto& [name, count] : calls) sum += count;
+    return sum;
+}
+
+// `warm`: the readings (commands, owner changes) after the warm-up.
+void count_commands(const std::map<std::string, long long>& before, const std::map<std::string, long long>& warm,
+                    long long warm_handoffs, const std::map<std::string, long long>& after, Contended& result) {
+    result.command_calls = lock_calls(before, after);
+    result.lock_commands = total(result.command_calls);
     if (result.handoffs > 0)
-        result.commands_per_handoff = static_cast<double>(result.lock_commands) / static_cast<double>(result.handoffs);
+        result.commands_per_handoff_whole =
+            static_cast<double>(result.lock_commands) / static_cast<double>(result.handoffs);
+    const long long steady_handoffs = result.handoffs - warm_handoffs;
+    if (steady_handoffs > 0)
+        result.commands_per_handoff =
+            static_cast<double>(total(lock_calls(warm, after))) / static_cast<double>(steady_handoffs);
 }
 
 }  // namespace
@@ -228,6 +250,11 @@ Contended run_contended(const ContendedTarget& target, Primitive primitive, int 
         pids.push_back(pid);
     }
     const int ready = start_when_ready(*shared, processes, duration);
+    // Every process has waited once by the end of the first quarter (each
+    // tries at the start): its first SUBSCRIBE is behind it.
+    std::this_thread::sleep_for(std::max<std::chrono::nanoseconds>(duration / 4, std::chrono::milliseconds(250)));
+    const auto warm = command_stats(raw);
+    const long long warm_handoffs = shared->handoffs.load();
     reap(pids, *shared);
 
     Contended result;
@@ -235,7 +262,7 @@ Contended run_contended(const ContendedTarget& target, Primitive primitive, int 
     result.processes = processes;
     result.ready_at_start = ready;
     summarise(*shared, processes, result);
-    count_commands(before, command_stats(raw), result);
+    count_commands(before, warm, warm_handoffs, command_stats(raw), result);
     result.counter = raw.integer({"GET", counter_key});
     result.lost_updates = result.sections - result.counter;
     ::munmap(shared, sizeof(Shared));

@@ -28,7 +28,11 @@ struct Contended {
     double wait_p99_us = 0;
     double longest_lock_ms = 0;   // longest single lock() call: starvation shows here, not in handoffs
     long long lock_commands = 0;  // top-level commands of holdfast (see contended.cpp)
+    // After the warm-up (the first quarter of the run, when every process has
+    // waited once and paid its SUBSCRIBE): what each owner change costs.
     double commands_per_handoff = 0;
+    // The whole run, each process's first wait included.
+    double commands_per_handoff_whole = 0;
     std::map<std::string, long long> command_calls;  // the same, per command
     long long counter = 0;        // final value of the counter the sections incremented
     long long lost_updates = 0;   // sections - counter: must be 0
