@@ -126,14 +126,14 @@ Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, co
         raw.string({"EVAL", populate_lua, "1", prefix, std::to_string(keyspace), owner, deep_hold});
 
     // As lock/kind.cpp calls them for lock() and unlock(): acquire KEYS =
-    // name, ARGV = lease, owner, channel, "publish", a waiter id, the waiters
-    // and promise keys, "" (a first attempt); release KEYS = name, ARGV = "0",
-    // lease, owner, "publish", channel, the promise ms, the waiters and
+    // name, ARGV = lease, owner, channel, "publish", "" (a first attempt lists
+    // no waiter), the waiters and promise keys; release KEYS = name, ARGV =
+    // "0", lease, owner, "publish", channel, the promise ms, the waiters and
     // promise keys.
     const std::string channel = "redisson_lock__channel:{" + tag + "}";
     const std::string waiters = "holdfast_lock_waiters:{" + tag + "}", promise = "holdfast_lock_handoff:{" + tag + "}";
     const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", prefix + ":acquire:__rand_int__", lease_ms,
-                                           owner,     channel,     "publish", "16777216", waiters, promise, ""};
+                                           owner,     channel,     "publish", "", waiters, promise};
     const std::vector<std::string> release{"EVALSHA", release_sha, "1", prefix + ":release:__rand_int__",
                                            "0",       lease_ms,    owner, "publish", channel, "100", waiters, promise};
     Ceiling c;

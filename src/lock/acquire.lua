@@ -2,11 +2,10 @@
 -- KEYS[1] lock hash; ARGV[1] lease ms; ARGV[2] owner id; ARGV[3] channel,
 -- ARGV[4] publish command (publish or spublish; empty: the spin lock, which
 -- announces nothing); for targeted wake-ups (handoff.lua.part), ARGV[5] the
--- caller's waiter id (empty: it will not wait, so it is not listed), ARGV[6]
--- the waiters `holdfast_lock_waiters:{name}` and ARGV[7] the promise
--- `holdfast_lock_handoff:{name}` (both empty: none), ARGV[8] '1' when an
--- earlier attempt may have listed the waiter (a first attempt saves the
--- unlisting call).
+-- caller's waiter id (empty: not listed, as a caller that will not wait, or
+-- a first attempt: the waiter lists itself from its attempt once subscribed),
+-- ARGV[6] the waiters `holdfast_lock_waiters:{name}` and ARGV[7] the promise
+-- `holdfast_lock_handoff:{name}` (both empty: none).
 -- Reply nil when taken (or re-entered), else ms to wait: the holder's
 -- remaining PTTL, or what is left of a promise to another waiter; a NOPERM
 -- error, nothing taken, when the user could not release it.
@@ -20,26 +19,31 @@ if refused then
 end
 local waiter = targeted and ARGV[5] or ''
 local wait
-if redis.call('exists', KEYS[1]) == 0 then
-    local promised = targeted and redis.call('get', promise_key)
-    if not promised or promised == waiter then
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
-        if promised then
-            redis.call('del', promise_key)
-        elseif waiter ~= '' and ARGV[8] == '1' then
-            redis.call('zrem', waiters_key, waiter)
-        end
-        return nil
+-- One call on the common path: the lock free and promised to no one.
+if redis.call('exists', KEYS[1], targeted and promise_key or KEYS[1]) == 0 then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    if waiter ~= '' then
+        redis.call('zrem', waiters_key, waiter)
     end
-    -- The free lock is promised to another waiter.
-    wait = math.max(1, redis.call('pttl', promise_key))
-elseif redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    return nil
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
-else
+end
+if redis.call('exists', KEYS[1]) == 1 then
     wait = redis.call('pttl', KEYS[1])
+elseif redis.call('get', promise_key) == waiter then
+    -- Free, and promised to the caller, who was unlisted when named.
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    redis.call('del', promise_key)
+    return nil
+else
+    -- Free, and promised to another waiter.
+    wait = math.max(1, redis.call('pttl', promise_key))
 end
 if waiter ~= '' then
     -- pcall: listed or not (out of memory), the caller is refused the same way.

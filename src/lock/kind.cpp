@@ -51,23 +51,48 @@ constexpr std::string_view promise_ms = "100";
 // The lock's names: its channel and, for targeted wake-ups, its two side
 // keys, or none: on a cluster, a name whose hash tag cannot hold them in its
 // slot ('{}', 'a{b') keeps Redisson's wake-ups. Shared by an acquire's attempt
-// and give-up steps.
-struct LockNames {
-    LockNames(const ClientCore& core, const std::string& name, bool announces)
-        : name(name), channel(lock_channel(name)) {
-        if (!announces) return;
-        waiters = lock_waiters_key(name);
-        if (!share_slot(core.transport.config(), name, waiters)) {
-            waiters.clear();
-            return;
+// and give-up steps; all in one allocation (made at every acquire and release).
+class LockNames {
+public:
+    LockNames(const ClientCore& core, std::string_view name, bool announces) {
+        constexpr std::string_view channel_prefix = "redisson_lock__channel";
+        text_.reserve(4 * name.size() + channel_prefix.size() + lock_waiters_prefix.size() +
+                      lock_handoff_prefix.size() + 9);
+        text_.append(name);
+        append_prefixed_name(text_, channel_prefix, name);
+        const std::size_t channel_end = text_.size();
+        std::size_t waiters_end = channel_end;
+        if (announces) {
+            append_prefixed_name(text_, lock_waiters_prefix, name);
+            waiters_end = text_.size();
+            if (share_slot(core.transport.config(), name, view(channel_end, waiters_end)))
+                append_prefixed_name(text_, lock_handoff_prefix, name);
+            else
+                text_.resize(waiters_end = channel_end);
         }
-        handoff = lock_handoff_key(name);
+        name_ = view(0, name.size());
+        channel_ = view(name.size(), channel_end);
+        waiters_ = view(channel_end, waiters_end);
+        handoff_ = view(waiters_end, text_.size());
     }
-    bool targeted() const { return !handoff.empty(); }
-    std::string name, channel;
-    std::string waiters, handoff;  // both empty, or both set
-    // Set by the first attempt: a later one may find its waiter listed.
+    LockNames(const LockNames&) = delete;
+    LockNames& operator=(const LockNames&) = delete;
+
+    std::string_view name() const { return name_; }
+    std::string_view channel() const { return channel_; }
+    std::string_view waiters() const { return waiters_; }  // both empty, or both set
+    std::string_view handoff() const { return handoff_; }
+    bool targeted() const { return !handoff_.empty(); }
+
+    // Set by the first attempt, which lists no waiter (its refusal is
+    // followed by the subscription and an attempt that does): the common
+    // path, taken at once, carries no id to unlist.
     mutable std::atomic<bool> tried{false};
+
+private:
+    std::string_view view(std::size_t from, std::size_t to) const { return {text_.data() + from, to - from}; }
+    std::string text_;  // name, channel, waiters, handoff; never reallocated after the constructor
+    std::string_view name_, channel_, waiters_, handoff_;
 };
 
 // A waiter id as the scripts take it ("" for 0: not listed), without allocating.
@@ -86,25 +111,26 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
                                           std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
     auto names = std::make_shared<const LockNames>(core, name, announces_);
-    request.channel = names->channel;
+    request.channel = names->channel();
     // A caller that will not wait is not listed, but keeps off a promised lock too.
     if (names->targeted() && !try_once) request.waiter_id = core.new_waiter_id();
     request.attempt = [&core, names, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
                        waiter = request.waiter_id](auto report) {
         const LockNames& n = *names;
         // The channel and publish command: the release's rights, checked first.
-        attempt_script(core.transport, scripts::lock_acquire, {n.name},
-                       {lease_ms, owner, n.channel, announces ? core.transport.publish_command(n.name, n.channel) : "",
-                        WaiterText(waiter).view(), n.waiters, n.handoff, n.tried.exchange(true) ? "1" : ""},
-                       n.name, "lock", std::move(report));
+        attempt_script(core.transport, scripts::lock_acquire, {n.name()},
+                       {lease_ms, owner, n.channel(),
+                        announces ? core.transport.publish_command(n.name(), n.channel()) : "",
+                        WaiterText(n.tried.exchange(true) ? waiter : 0).view(), n.waiters(), n.handoff()},
+                       n.name(), "lock", std::move(report));
     };
     if (request.waiter_id != 0)
         request.give_up = [&core, names, waiter = request.waiter_id](std::function<void()> done) {
             const LockNames& n = *names;
-            eval_reporting(core.transport, scripts::lock_leave, {n.name},
-                           {WaiterText(waiter).view(), core.transport.publish_command(n.name, n.channel), n.channel,
-                            promise_ms, n.waiters, n.handoff},
-                           n.name, "stop waiting for", [done](Failure, Reply) { done(); });
+            eval_reporting(core.transport, scripts::lock_leave, {n.name()},
+                           {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()),
+                            n.channel(), promise_ms, n.waiters(), n.handoff()},
+                           n.name(), "stop waiting for", [done](Failure, Reply) { done(); });
         };
     return request;
 }
@@ -113,8 +139,9 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
                                 const std::string& lease_ms, ReplyHandler done) const {
     const LockNames n(core, name, announces_);
     eval_reporting(core.transport, scripts::lock_release, {name},
-                   {unlock_message, lease_ms, owner, announces_ ? core.transport.publish_command(name, n.channel) : "",
-                    n.channel, promise_ms, n.waiters, n.handoff},
+                   {unlock_message, lease_ms, owner,
+                    announces_ ? core.transport.publish_command(name, n.channel()) : "", n.channel(), promise_ms,
+                    n.waiters(), n.handoff()},
                    name, "unlock", std::move(done));
 }
 

@@ -16,15 +16,20 @@ inline std::string mapped_name(std::string_view key_prefix, std::string name) {
     return std::string(key_prefix) + name;
 }
 
+/// Appends prefixed_name(prefix, name) to `out`.
+inline void append_prefixed_name(std::string& out, std::string_view prefix, std::string_view name) {
+    const bool tagged = name.find('{') != std::string_view::npos;
+    out.append(prefix).append(tagged ? ":" : ":{").append(name);
+    if (!tagged) out += '}';
+}
+
 /// `prefix:{name}`, or `prefix:name` when the name already has a `{`, so every
 /// key of a lock hashes to the lock's own cluster slot. Built in one
 /// allocation: names are made on every acquire and release.
 inline std::string prefixed_name(std::string_view prefix, std::string_view name) {
-    const bool tagged = name.find('{') != std::string_view::npos;
     std::string result;
     result.reserve(prefix.size() + name.size() + 3);
-    result.append(prefix).append(tagged ? ":" : ":{").append(name);
-    if (!tagged) result += '}';
+    append_prefixed_name(result, prefix, name);
     return result;
 }
 

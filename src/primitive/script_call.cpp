@@ -22,10 +22,10 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
 }
 
 void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, const std::string& name, std::string what,
+                    std::initializer_list<std::string_view> args, std::string_view name, std::string what,
                     ReplyHandler done, std::string_view kind) {
     transport.eval(script, keys, args,
-                   [&transport, name, what = std::move(what), kind = std::string(kind), done = std::move(done)](
+                   [&transport, name = std::string(name), what = std::move(what), kind = std::string(kind), done = std::move(done)](
                        Failure error, Reply reply) {
                        if (error || !reply.is_error()) return done(std::move(error), std::move(reply));
                        reply_error(
@@ -35,10 +35,10 @@ void eval_reporting(Transport& transport, const Script& script, std::initializer
 
 // Its own reply handler, not eval_reporting's wrapped: one closure per attempt.
 void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
+                    std::initializer_list<std::string_view> args, std::string_view name, std::string_view noun,
                     std::function<void(Attempt)> report) {
     transport.eval(script, keys, args,
-                   [&transport, name, noun = std::string(noun), report = std::move(report)](Failure error, Reply reply) {
+                   [&transport, name = std::string(name), noun = std::string(noun), report = std::move(report)](Failure error, Reply reply) {
                        if (error) return report(Attempt::failed(std::move(error)));
                        if (reply.is_error())
                            return reply_error(

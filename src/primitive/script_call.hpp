@@ -32,7 +32,7 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
 /// taken, an integer is the holder's PTTL, a Redis error becomes a failure
 /// naming the lock (WRONGTYPE: WrongTypeError).
 void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
+                    std::initializer_list<std::string_view> args, std::string_view name, std::string_view noun,
                     std::function<void(Attempt)> report);
 
 /// Evaluates `script` and hands on its reply, turning a Redis error reply into
@@ -40,7 +40,7 @@ void attempt_script(Transport& transport, const Script& script, std::initializer
 /// expected under `name` (see reply_error).
 /// Keys and arguments are views: the command is encoded before this returns.
 void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, const std::string& name, std::string what,
+                    std::initializer_list<std::string_view> args, std::string_view name, std::string what,
                     ReplyHandler done, std::string_view kind = "lock");
 
 }  // namespace holdfast::detail
