@@ -166,6 +166,12 @@ struct HOLDFAST_EXPORT Config {
     std::chrono::milliseconds lock_watchdog_timeout{30000};
     /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
     std::size_t lock_watchdog_batch_size = 100;
+    /// A Lock waiter listed for targeted wake-ups (docs/design.md) that hears
+    /// a release name another waiter tries once this long after, unless a
+    /// release wakes it first: the longest a named waiter that died with its
+    /// promise keeps the free lock from the others, and how often each
+    /// waiting process tries while others take turns.
+    std::chrono::milliseconds lock_handoff_check{1000};
     /// Each fair-lock waiter's budget in the queue's deadline arithmetic
     /// (Redisson's fairLockWaitTimeout, the same default): every client of a
     /// queue, Java or C++, must use the same one (docs/fair_lock.md).

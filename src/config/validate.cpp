@@ -28,6 +28,7 @@ void validate(const Config& config) {
         throw std::invalid_argument("holdfast: Config::connection_pool_size must be at least 1");
     if (config.lock_watchdog_batch_size == 0)
         throw std::invalid_argument("holdfast: Config::lock_watchdog_batch_size must be at least 1");
+    positive(config.lock_handoff_check, "lock_handoff_check");
     positive(config.replica_sync_timeout, "replica_sync_timeout");
     positive(config.fair_lock_wait_timeout, "fair_lock_wait_timeout");
     positive(config.cluster_scan_interval, "cluster_scan_interval");

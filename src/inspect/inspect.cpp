@@ -204,6 +204,9 @@ std::string unwrapped(std::string_view wrapped) {
 // side key whose name cannot be read back (a reader's lease key of a name
 // with braces of its own: its lock hash is there while it lives anyway).
 std::optional<std::string> name_of_key(std::string_view key) {
+    for (std::string_view prefix : {detail::lock_waiters_prefix, detail::lock_handoff_prefix})
+        if (key.starts_with(prefix) && key.substr(prefix.size()).starts_with("::"))
+            return std::string(key.substr(prefix.size() + 2));  // a name with braces of its own
     for (std::string_view prefix : {detail::fair_queue_prefix, detail::fair_timeout_prefix, detail::fence_token_prefix,
                                     detail::fair_alive_prefix, detail::lock_waiters_prefix, detail::lock_handoff_prefix})
         if (key.starts_with(prefix) && key.size() > prefix.size() + 1 && key[prefix.size()] == ':')

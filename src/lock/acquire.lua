@@ -18,37 +18,51 @@ if refused then
     return refused
 end
 local waiter = targeted and ARGV[5] or ''
-local wait
 -- One call on the common path: the lock free and promised to no one.
-if redis.call('exists', KEYS[1], targeted and promise_key or KEYS[1]) == 0 then
+local present = targeted and side('exists', KEYS[1], promise_key)
+if not present then
+    targeted, waiter = false, ''
+    present = redis.call('exists', KEYS[1])
+end
+if present == 0 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     if waiter ~= '' then
-        redis.call('zrem', waiters_key, waiter)
+        side('zrem', waiters_key, waiter)
     end
     return nil
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
+    if waiter ~= '' then
+        side('zrem', waiters_key, waiter)
+    end
     return nil
 end
+local wait
 if redis.call('exists', KEYS[1]) == 1 then
     wait = redis.call('pttl', KEYS[1])
-elseif redis.call('get', promise_key) == waiter then
-    -- Free, and promised to the caller, who was unlisted when named.
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    redis.call('del', promise_key)
-    return nil
 else
-    -- Free, and promised to another waiter.
-    wait = math.max(1, redis.call('pttl', promise_key))
+    -- Free, so promised (EXISTS counted the promise).
+    local promised = side('get', promise_key)
+    if not promised or promised == waiter then
+        -- Promised to the caller (unlisted when named), or the promise unreadable.
+        redis.call('hincrby', KEYS[1], ARGV[2], 1)
+        redis.call('pexpire', KEYS[1], ARGV[1])
+        if promised then
+            side('del', promise_key)
+        end
+        return nil
+    end
+    wait = math.max(1, side('pttl', promise_key) or 1)
 end
 if waiter ~= '' then
-    -- pcall: listed or not (out of memory), the caller is refused the same way.
-    local now = redis.call('time')
-    redis.pcall('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
-    redis.pcall('pexpire', waiters_key, waiters_kept_ms)
+    -- Listed or not (out of memory), the caller is refused the same way.
+    local now = side('time')
+    if now then
+        side('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
+        side('pexpire', waiters_key, waiters_kept_ms)
+    end
 end
 return wait

@@ -57,16 +57,16 @@ public:
     LockNames(const ClientCore& core, std::string_view name, bool announces) {
         constexpr std::string_view channel_prefix = "redisson_lock__channel";
         text_.reserve(4 * name.size() + channel_prefix.size() + lock_waiters_prefix.size() +
-                      lock_handoff_prefix.size() + 9);
+                      lock_handoff_prefix.size() + 10);
         text_.append(name);
         append_prefixed_name(text_, channel_prefix, name);
         const std::size_t channel_end = text_.size();
         std::size_t waiters_end = channel_end;
         if (announces) {
-            append_prefixed_name(text_, lock_waiters_prefix, name);
+            append_lock_side_key(text_, lock_waiters_prefix, name);
             waiters_end = text_.size();
             if (share_slot(core.transport.config(), name, view(channel_end, waiters_end)))
-                append_prefixed_name(text_, lock_handoff_prefix, name);
+                append_lock_side_key(text_, lock_handoff_prefix, name);
             else
                 text_.resize(waiters_end = channel_end);
         }
@@ -113,7 +113,10 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
     auto names = std::make_shared<const LockNames>(core, name, announces_);
     request.channel = names->channel();
     // A caller that will not wait is not listed, but keeps off a promised lock too.
-    if (names->targeted() && !try_once) request.waiter_id = core.new_waiter_id();
+    if (names->targeted() && !try_once) {
+        request.waiter_id = core.new_waiter_id();
+        request.check_after_handoff = core.transport.config().lock_handoff_check;
+    }
     request.attempt = [&core, names, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
                        waiter = request.waiter_id](auto report) {
         const LockNames& n = *names;

@@ -12,23 +12,27 @@ local waiters_key, promise_key = ARGV[5] or '', ARGV[6] or ''
 if not targeted then
     return 0
 end
-local passes = redis.call('get', promise_key) == ARGV[1] and redis.call('exists', KEYS[1]) == 0
+local passes = side('get', promise_key) == ARGV[1] and redis.call('exists', KEYS[1]) == 0
 local named = nil
 if passes then
-    local first = redis.call('zrange', waiters_key, 0, 1)
-    named = first[1] == ARGV[1] and first[2] or first[1]
+    for _, listed in ipairs(side('zrange', waiters_key, 0, 1) or {}) do
+        if listed ~= ARGV[1] then
+            named = listed
+            break
+        end
+    end
     if named then
         redis.call(ARGV[2], ARGV[3], named)
     end
     redis.call(ARGV[2], ARGV[3], '0')
 end
-redis.call('zrem', waiters_key, ARGV[1])
+side('zrem', waiters_key, ARGV[1])
 if not passes then
     return 0
 end
-redis.call('del', promise_key)
+side('del', promise_key)
 if named then
-    redis.call('zrem', waiters_key, named)
-    redis.call('set', promise_key, named, 'PX', ARGV[4])
+    side('zrem', waiters_key, named)
+    side('set', promise_key, named, 'PX', ARGV[4])
 end
 return 1

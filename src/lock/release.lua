@@ -31,7 +31,9 @@ local named = nil
 if ARGV[4] ~= '' then
     -- EXISTS first: the uncontended release has no list, and ZRANGE's reply
     -- costs the server more than EXISTS's.
-    named = targeted and redis.call('exists', waiters_key) == 1 and redis.call('zrange', waiters_key, 0, 0)[1]
+    if targeted and side('exists', waiters_key) == 1 then
+        named = (side('zrange', waiters_key, 0, 0) or {})[1]
+    end
     if named then
         redis.call(ARGV[4], ARGV[5], named)
     end
@@ -39,7 +41,7 @@ if ARGV[4] ~= '' then
 end
 redis.call('del', KEYS[1])
 if named then
-    redis.call('zrem', waiters_key, named)
-    redis.call('set', promise_key, named, 'PX', ARGV[6])
+    side('zrem', waiters_key, named)
+    side('set', promise_key, named, 'PX', ARGV[6])
 end
 return 1

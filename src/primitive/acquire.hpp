@@ -74,7 +74,7 @@ struct AcquireRequest {
     std::uint64_t waiter_id = 0;
     /// With a waiter id: a release that named another waiter leaves this one
     /// asleep, to try again this long after it if no later release woke it (the
-    /// one named may have died with the promise).
+    /// one named may have died with the promise; Config::lock_handoff_check).
     std::chrono::milliseconds check_after_handoff{1000};
     /// Set: poll with this backoff instead of listening on a channel.
     std::optional<Backoff> backoff;

@@ -31,6 +31,7 @@ AcquireMachine::Actions AcquireMachine::start() {
 
 AcquireMachine::Actions AcquireMachine::attempt(bool led_by_wake) {
     state_ = State::attempting;
+    handoff_seen_ = false;
     led_by_wake_ = led_by_wake;
     Actions actions;
     actions.push({Kind::send_attempt});
@@ -93,6 +94,9 @@ AcquireMachine::Actions AcquireMachine::attempt_replied(const Attempt& result, C
 void AcquireMachine::sleep(Actions& actions, long long ttl, Clock::time_point now) {
     auto wake = options_.deadline.value_or(Clock::time_point::max());
     if (ttl == -2) ttl = 0;  // released between checks: retry now
+    // A handoff elsewhere during the attempt: the TTL may be a gone holder's.
+    if (handoff_seen_ && (ttl < 0 || ttl > options_.check_after_handoff.count()))
+        ttl = options_.check_after_handoff.count();
     // Capped: a peer's TTL may be near Redis's limit, and now + ttl would overflow.
     constexpr long long longest_sleep_ms = 24LL * 3600 * 1000;
     if (ttl >= 0) wake = std::min(wake, now + std::chrono::milliseconds(std::min(ttl, longest_sleep_ms)));
@@ -134,9 +138,17 @@ AcquireMachine::Actions AcquireMachine::woken() {
 
 AcquireMachine::Actions AcquireMachine::named_elsewhere(Clock::time_point now) {
     Actions actions;
-    if (state_ != State::sleeping || options_.check_after_handoff.count() <= 0) return actions;
+    if (options_.check_after_handoff.count() <= 0 || handoff_seen_) return actions;
+    if (state_ == State::attempting || state_ == State::attempting_retry) {
+        // Its reply may carry the TTL of a holder already gone: the check then.
+        handoff_seen_ = true;
+        return actions;
+    }
+    if (state_ != State::sleeping) return actions;
+    handoff_seen_ = true;
     // What it slept for (the last holder's TTL, a promise's end) is over: one
-    // check later, in case the one named never comes.
+    // check later, in case the one named never comes. Not pushed back by later
+    // handoffs: a waiter whose listing was lost would otherwise never try.
     const auto check = now + options_.check_after_handoff;
     timer_at_ = options_.deadline ? std::min(*options_.deadline, check) : check;
     Action arm{Kind::arm_timer};

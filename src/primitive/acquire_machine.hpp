@@ -121,6 +121,10 @@ private:
 
     Options options_;
     State state_ = State::idle;
+    // Told of a handoff elsewhere since the last attempt was sent: its check
+    // is armed (or due once the attempt in flight is refused), and later
+    // handoffs do not push it back.
+    bool handoff_seen_ = false;
     bool subscribed_ = false;    // resource: listening on the channel
     bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
     Failure refusal_; // failing: the channel's refusal

@@ -51,8 +51,15 @@ inline std::string lock_channel(std::string_view name) { return prefixed_name("r
 // lock to the one a release named.
 inline constexpr std::string_view lock_waiters_prefix = "holdfast_lock_waiters";
 inline constexpr std::string_view lock_handoff_prefix = "holdfast_lock_handoff";
-inline std::string lock_waiters_key(std::string_view name) { return prefixed_name(lock_waiters_prefix, name); }
-inline std::string lock_handoff_key(std::string_view name) { return prefixed_name(lock_handoff_prefix, name); }
+/// Appends `prefix:{name}`, or `prefix::name` when the name has a `{`: not
+/// Redisson's `prefix:name`, which gives `a` and `{a}` one key (harmless for
+/// a channel, not for a promise of the free lock).
+inline void append_lock_side_key(std::string& out, std::string_view prefix, std::string_view name) {
+    const bool tagged = name.find('{') != std::string_view::npos;
+    out.append(prefix).append(tagged ? "::" : ":{").append(name);
+    if (!tagged) out += '}';
+}
+
 
 // What an unlock publishes on a lock's channel (the RLock's, the fair lock's
 // waiters', the read-write lock's), as Redisson's LockPubSub reads it.

@@ -70,6 +70,8 @@ void WaitQueue::each(Tell tell) {
 }
 
 void WaitQueue::on_subscribed() {
+    // (Re)subscribed: whatever followed the last name was missed.
+    after_name_ = false;
     each([](Waiter& w) { w.on_subscribed(); });
 }
 

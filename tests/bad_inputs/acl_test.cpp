@@ -97,6 +97,31 @@ TEST_F(NoChannels, KeyPatternsNeedNotCoverTheChannel) {
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
+// Targeted wake-ups need the lock's side keys and TIME (docs/design.md): a
+// user whose key patterns cover only the lock, or whose categories leave out
+// TIME (@fast only), still waits and is woken, as Redisson's waiters are.
+TEST_F(NoChannels, AWaiterWithoutTheSideKeysOrTimeIsStillWoken) {
+    for (const std::vector<std::string>& rules :
+         {std::vector<std::string>{"resetkeys", "~job", "allchannels"},
+          std::vector<std::string>{"allchannels", "-time"}}) {
+        std::vector<std::string> setuser{"ACL", "SETUSER", "limited"};
+        setuser.insert(setuser.end(), rules.begin(), rules.end());
+        raw->command(setuser);
+        Client holder(config()), client(limited());
+        Lock held(holder, "job"), lock(client, "job");
+        held.lock();
+        auto waiting = lock.async_lock(client.new_owner());
+        ASSERT_TRUE(eventually([&] { return raw->command({"PUBSUB", "NUMSUB", "redisson_lock__channel:{job}"})
+                                                 ->element[1]->integer == 1; }));
+        EXPECT_EQ(raw->integer({"EXISTS", "holdfast_lock_waiters:{job}"}), 0) << rules[0];  // not listed
+        held.unlock();
+        ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready) << rules[0];
+        EXPECT_TRUE(waiting.get());
+        raw->command({"DEL", "job"});
+        raw->command({"ACL", "SETUSER", "limited", "reset", "on", ">pw", "~*", "+@all", "resetchannels"});
+    }
+}
+
 // The setters publish too: refused, they set nothing.
 TEST_F(NoChannels, SettingACountIsRefusedAndNothingSet) {
     Client client(limited());

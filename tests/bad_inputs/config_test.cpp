@@ -102,6 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "at most"},
         BadSetting{"connection_pool_size", [](Config& c) { c.connection_pool_size = 0; }, "at least 1"},
         BadSetting{"lock_watchdog_batch_size", [](Config& c) { c.lock_watchdog_batch_size = 0; }, "at least 1"},
+        BadSetting{"lock_handoff_check", [](Config& c) { c.lock_handoff_check = milliseconds(0); }, "must be > 0"},
+        BadSetting{"lock_handoff_check", [](Config& c) { c.lock_handoff_check = milliseconds::max(); }, "at most"},
         BadSetting{"host", [](Config& c) { c.host = ""; }, "empty"},
         BadSetting{"port", [](Config& c) { c.port = 0; }, "must not be 0"},
         BadSetting{"database", [](Config& c) { c.database = -1; }, "must be >= 0"},

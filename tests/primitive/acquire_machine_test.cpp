@@ -193,8 +193,35 @@ TEST(AcquireMachine, AHandoffElsewhereMovesTheSleepToOneCheckLater) {
     EXPECT_EQ(moved[0].at, t0 + 1100ms);
     EXPECT_EQ(kinds(m.timer_fired(t0 + 500ms)), (K{Kind::arm_timer}));  // the old wait: again
     EXPECT_EQ(kinds(m.timer_fired(t0 + 1100ms)), (K{Kind::send_attempt}));
-    // Attempting: nothing to move.
-    EXPECT_TRUE(kinds(m.named_elsewhere(t0 + 1200ms)).empty());
+}
+
+// Later handoffs do not push the check back: a waiter whose listing was lost
+// (the server refused it, a failover dropped it) must still try.
+TEST(AcquireMachine, LaterHandoffsDoNotPushTheCheckBack) {
+    Machine::Options o;
+    o.check_after_handoff = 1s;
+    Machine m(o);
+    to_sleeping(m);
+    m.named_elsewhere(t0 + 100ms);
+    EXPECT_TRUE(kinds(m.named_elsewhere(t0 + 900ms)).empty());
+    EXPECT_EQ(m.timer_at(), t0 + 1100ms);
+    EXPECT_EQ(kinds(m.timer_fired(t0 + 1100ms)), (K{Kind::send_attempt}));
+    // Refused again, asleep on the new holder's TTL: the next handoff arms a new check.
+    m.attempt_replied(Attempt::refused(20000), t0 + 1200ms);
+    EXPECT_EQ(m.named_elsewhere(t0 + 1300ms)[0].at, t0 + 2300ms);
+}
+
+// Told of a handoff while its attempt is in flight: the refusal's TTL may be
+// the gone holder's, so it sleeps no longer than the check.
+TEST(AcquireMachine, AHandoffDuringAnAttemptBoundsTheSleepThatFollows) {
+    Machine::Options o;
+    o.check_after_handoff = 1s;
+    Machine m(o);
+    to_sleeping(m);
+    m.timer_fired(t0 + 500ms);  // attempting
+    EXPECT_TRUE(kinds(m.named_elsewhere(t0 + 510ms)).empty());
+    m.attempt_replied(Attempt::refused(25000), t0 + 520ms);
+    EXPECT_EQ(m.timer_at(), t0 + 1520ms);
 }
 
 TEST(AcquireMachine, AHandoffElsewhereNeverMovesTheSleepPastTheDeadline) {

@@ -79,6 +79,17 @@ TEST_F(WaitQueueTest, TheZeroAfterANameWakesOnlyWaitersThatAreNotListed) {
     EXPECT_EQ(log, Log{"a"});
 }
 
+// Resubscribed between a name and its `0`: the next `0` may be a Redisson
+// release's, and must wake a listed waiter.
+TEST_F(WaitQueueTest, AResubscriptionForgetsTheLastName) {
+    add("a")->id = 100;
+    queue.on_message("200");
+    queue.on_subscribed();
+    log.clear();
+    queue.on_message("0");
+    EXPECT_EQ(log, Log{"a"});
+}
+
 TEST_F(WaitQueueTest, OnlyNumbersFromTwoUpNameAWaiter) {
     add("a")->id = 2;
     add("b")->id = 3;
