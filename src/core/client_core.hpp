@@ -36,6 +36,8 @@ public:
     /// this client's random 38 bits, then a 24-bit count, so ids of clients
     /// everywhere differ (bar a 1 in 2^38 chance, which costs a wasted wake-up).
     std::uint64_t new_waiter_id();
+    /// Whether new_waiter_id() gave out `id`.
+    bool gave_out(std::uint64_t id) const { return (id & ~std::uint64_t{0xffffff}) == waiter_id_base_; }
 
 private:
     // Explicit owners count from 2^32 so they never equal a Linux thread id.

@@ -30,6 +30,7 @@ public:
         // Not listed for targeted wake-ups: its `0` wakes it, as Redisson's waiters.
         request.waiter_id = 0;
         request.give_up = nullptr;
+        request.unclaimed_name = nullptr;
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),

@@ -40,22 +40,31 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     end
     return nil
 end
-local wait
-if redis.call('exists', KEYS[1]) == 1 then
-    wait = redis.call('pttl', KEYS[1])
-else
-    -- Free, so promised (EXISTS counted the promise).
-    local promised = side('get', promise_key)
-    if not promised or promised == waiter then
-        -- Promised to the caller (unlisted when named), or the promise unreadable.
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
-        if promised then
-            side('del', promise_key)
+-- One of the two is there: a promise of the free lock, when GET finds it.
+local promised = false
+if targeted and present == 1 then
+    promised = side('get', promise_key)
+    if promised == nil then
+        -- Unreadable: as if there were none.
+        promised = false
+        if redis.call('exists', KEYS[1]) == 0 then
+            redis.call('hincrby', KEYS[1], ARGV[2], 1)
+            redis.call('pexpire', KEYS[1], ARGV[1])
+            return nil
         end
-        return nil
     end
+end
+local wait
+if promised and promised == waiter then
+    -- Promised to the caller, who was unlisted when named.
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    side('del', promise_key)
+    return nil
+elseif promised then
     wait = math.max(1, side('pttl', promise_key) or 1)
+else
+    wait = redis.call('pttl', KEYS[1])
 end
 if waiter ~= '' then
     -- Listed or not (out of memory), the caller is refused the same way.

@@ -127,14 +127,21 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
                         WaiterText(n.tried.exchange(true) ? waiter : 0).view(), n.waiters(), n.handoff()},
                        n.name(), "lock", std::move(report));
     };
-    if (request.waiter_id != 0)
-        request.give_up = [&core, names, waiter = request.waiter_id](std::function<void()> done) {
-            const LockNames& n = *names;
-            eval_reporting(core.transport, scripts::lock_leave, {n.name()},
-                           {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()),
-                            n.channel(), promise_ms, n.waiters(), n.handoff()},
-                           n.name(), "stop waiting for", [done](Failure, Reply) { done(); });
-        };
+    if (request.waiter_id == 0) return request;
+    // Leaves the list, passing on a promise of the free lock made to `waiter`.
+    auto leave = [&core, names](std::uint64_t waiter, std::function<void()> done) {
+        const LockNames& n = *names;
+        eval_reporting(core.transport, scripts::lock_leave, {n.name()},
+                       {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()),
+                        n.channel(), promise_ms, n.waiters(), n.handoff()},
+                       n.name(), "stop waiting for", [done = std::move(done)](Failure, Reply) {
+                           if (done) done();
+                       });
+    };
+    request.give_up = [leave, waiter = request.waiter_id](std::function<void()> done) { leave(waiter, std::move(done)); };
+    request.unclaimed_name = [&core, leave](std::uint64_t waiter) {
+        if (core.gave_out(waiter)) leave(waiter, nullptr);
+    };
     return request;
 }
 

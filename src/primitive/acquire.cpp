@@ -110,7 +110,10 @@ private:
 
     // Joins the channel's queue, the one listener all local waiters on the
     // channel share; runs on_subscribed() at once if the channel is active.
-    void join() { queue_ = queues_.join(request_->channel, shared_from_this(), request_->wakes, request_->sharded); }
+    void join() {
+        queue_ = queues_.join(request_->channel, shared_from_this(), request_->wakes, request_->sharded,
+                              request_->unclaimed_name);
+    }
 
     // The last waiter out takes the queue off the channel. Also at the end:
     // a queue the subscriber let go (refused, closed) goes with its waiters.

@@ -76,6 +76,11 @@ struct AcquireRequest {
     /// asleep, to try again this long after it if no later release woke it (the
     /// one named may have died with the promise; Config::lock_handoff_check).
     std::chrono::milliseconds check_after_handoff{1000};
+    /// With a waiter id: run with a name this client gave out that no waiter
+    /// of the channel answers to (it left without unlisting: a failover lost
+    /// its give-up), to pass the free lock's promise on; the channel's queue
+    /// keeps it.
+    std::function<void(std::uint64_t waiter_id)> unclaimed_name;
     /// Set: poll with this backoff instead of listening on a channel.
     std::optional<Backoff> backoff;
     /// Runs when the operation ends without the primitive (deadline or error),

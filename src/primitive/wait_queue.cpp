@@ -97,6 +97,7 @@ void WaitQueue::named(std::uint64_t id) {
         if (e.waiter->waiter_id() == id) chosen = e.waiter;
     // A named waiter that declines is ending: its give-up passes the promise on.
     if (chosen) chosen->on_wake();
+    else if (unclaimed_) unclaimed_(id);
     each([&chosen](Waiter& w) {
         if (&w != chosen.get() && w.waiter_id() != 0) w.on_named_elsewhere();
     });

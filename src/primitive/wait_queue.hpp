@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -46,10 +47,19 @@ private:
     void on_message(std::string_view) final {}
 };
 
+/// What a queue does with a name none of its waiters answers to.
+using Unclaimed = std::function<void(std::uint64_t waiter_id)>;
+
 /// Io thread only. Waiters may join and leave while the queue calls them.
 class WaitQueue final : public ChannelListener {
 public:
     explicit WaitQueue(Wakes wakes) : wakes_(wakes) {}
+
+    /// Told each name no waiter here has (a waiter of this client that left
+    /// without unlisting, its promise to pass on); kept while the queue lives.
+    void on_unclaimed(Unclaimed unclaimed) {
+        if (unclaimed && !unclaimed_) unclaimed_ = std::move(unclaimed);
+    }
 
     /// Adds `waiter` at the end; `subscribed`: the channel is listened to
     /// already, so it is told on_subscribed() at once.
@@ -97,6 +107,7 @@ private:
     void let_go(Tell tell);
 
     const Wakes wakes_;
+    Unclaimed unclaimed_;
     std::vector<Entry> waiters_;  // by ticket
     std::uint64_t next_ticket_ = 1;
     bool after_name_ = false;  // the last message named a waiter

@@ -141,6 +141,25 @@ TEST_F(Handoffs, AWaiterNamedThatNeverComesDelaysTheOthersByACheckOnly) {
         if (w.get() != winner) EXPECT_TRUE(w->taken.get());
 }
 
+// A waiter of this client named but gone (its give-up lost with a failover,
+// say): the client that gave the id out passes its promise on at once, long
+// before anyone's check.
+TEST_F(Handoffs, AClientPassesOnThePromiseOfAWaiterOfItsOwnThatIsGone) {
+    Client holder(config());
+    Lock held(holder, "door");
+    held.lock();
+    auto all = waiting(2, 60s);
+    const std::string gone = std::to_string(std::stoull(all[0]->id) + 1000);  // given out by the same client
+    raw->command({"ZADD", waiters, "0", gone});
+    held.unlock();
+    ASSERT_TRUE(eventually([&] { return all[0]->has_it() || all[1]->has_it(); }, 10s));
+    EXPECT_EQ(raw->command({"ZSCORE", waiters, gone})->type, REDIS_REPLY_NIL);
+    for (auto& w : all) {
+        EXPECT_TRUE(w->taken.get());
+        w->lock.async_unlock(w->owner).get();
+    }
+}
+
 // A waiter that stops while the free lock is promised to it passes the
 // promise to the next listed waiter (lock/leave.lua).
 TEST_F(Handoffs, AWaiterThatStopsPassesItsPromiseOn) {

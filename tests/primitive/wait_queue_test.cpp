@@ -90,6 +90,20 @@ TEST_F(WaitQueueTest, AResubscriptionForgetsTheLastName) {
     EXPECT_EQ(log, Log{"a"});
 }
 
+// A name no waiter here answers to goes to the queue's hook (a waiter of
+// this client that left without unlisting: its promise is passed on there).
+TEST_F(WaitQueueTest, ANameNobodyHereAnswersToGoesToTheHook) {
+    std::vector<std::uint64_t> unclaimed;
+    queue.on_unclaimed([&](std::uint64_t id) { unclaimed.push_back(id); });
+    add("a")->id = 100;
+    queue.on_message("100");
+    queue.on_message("0");
+    queue.on_message("300");
+    queue.on_message("0");
+    EXPECT_EQ(unclaimed, std::vector<std::uint64_t>{300});
+    EXPECT_EQ(log, (Log{"a", "a elsewhere"}));
+}
+
 TEST_F(WaitQueueTest, OnlyNumbersFromTwoUpNameAWaiter) {
     add("a")->id = 2;
     add("b")->id = 3;
