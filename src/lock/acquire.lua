@@ -24,15 +24,8 @@ if not present then
     targeted, waiter = false, ''
     present = redis.call('exists', KEYS[1])
 end
-if present == 0 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    if waiter ~= '' then
-        side('zrem', waiters_key, waiter)
-    end
-    return nil
-end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+-- Free and promised to no one, or re-entered.
+if present == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     if waiter ~= '' then

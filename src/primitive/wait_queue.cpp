@@ -95,12 +95,21 @@ void WaitQueue::named(std::uint64_t id) {
     std::shared_ptr<Waiter> chosen;
     for (const Entry& e : waiters_)
         if (e.waiter->waiter_id() == id) chosen = e.waiter;
-    // A named waiter that declines is ending: its give-up passes the promise on.
-    if (chosen) chosen->on_wake();
-    else if (unclaimed_) unclaimed_(id);
-    each([&chosen](Waiter& w) {
-        if (&w != chosen.get() && w.waiter_id() != 0) w.on_named_elsewhere();
-    });
+    // Named here, so alive: the others need not check on it. One that
+    // declines is ending: its give-up passes the promise on.
+    if (chosen) {
+        chosen->on_wake();
+        return;
+    }
+    if (unclaimed_) unclaimed_(id);
+    // Named elsewhere, maybe dead: one listed waiter here checks later (one
+    // per client and lock, not every waiter: a client may hold a million).
+    for (const Entry& e : waiters_)
+        if (e.waiter->waiter_id() != 0) {
+            const auto first = e.waiter;  // kept alive while called
+            first->on_named_elsewhere();
+            return;
+        }
 }
 
 }  // namespace holdfast::detail

@@ -39,8 +39,8 @@ public:
     virtual bool on_wake() = 0;
     /// The id under which a release may name this waiter (0: it is not listed).
     virtual std::uint64_t waiter_id() const { return 0; }
-    /// A release named another waiter, here or in another process: the lock
-    /// was promised to it.
+    /// A release named a waiter in another process (or one gone): the lock
+    /// was promised to it. Told to the first listed waiter of a queue only.
     virtual void on_named_elsewhere() {}
 
 private:
@@ -95,7 +95,8 @@ private:
     /// Offers `count` wake-ups to the waiters after ticket `from` that were
     /// there when the offer began; `unlisted_only`: to those with no waiter id.
     void offer(std::size_t count, std::uint64_t from, bool unlisted_only = false);
-    /// A release named waiter `id`: woken if it is here, the others told.
+    /// A release named waiter `id`: woken if it is here; else the first
+    /// listed waiter is told (and the unclaimed hook, with the id).
     void named(std::uint64_t id);
     /// Calls `tell` on each waiter there now, in join order.
     template <class Tell>
