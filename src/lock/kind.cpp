@@ -55,11 +55,10 @@ constexpr std::string_view promise_ms = "100";
 class LockNames {
 public:
     LockNames(const ClientCore& core, std::string_view name, bool announces) {
-        constexpr std::string_view channel_prefix = "redisson_lock__channel";
-        text_.reserve(4 * name.size() + channel_prefix.size() + lock_waiters_prefix.size() +
+        text_.reserve(4 * name.size() + lock_channel_prefix.size() + lock_waiters_prefix.size() +
                       lock_handoff_prefix.size() + 10);
         text_.append(name);
-        append_prefixed_name(text_, channel_prefix, name);
+        append_prefixed_name(text_, lock_channel_prefix, name);
         const std::size_t channel_end = text_.size();
         std::size_t waiters_end = channel_end;
         if (announces) {

@@ -44,7 +44,8 @@ inline std::string suffixed_name(std::string_view name, std::string_view suffix)
 }
 
 /// The RLock's release channel: redisson_lock__channel:{name}.
-inline std::string lock_channel(std::string_view name) { return prefixed_name("redisson_lock__channel", name); }
+inline constexpr std::string_view lock_channel_prefix = "redisson_lock__channel";
+inline std::string lock_channel(std::string_view name) { return prefixed_name(lock_channel_prefix, name); }
 
 // holdfast's own side keys of the RLock, for targeted wake-ups
 // (lock/handoff.lua.part): its listed waiters, and the promise of the free
