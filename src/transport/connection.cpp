@@ -261,6 +261,10 @@ void Connection::flush_after_read() {
     drain(epoch);
 }
 
+// What drain() keeps of a batch's capacity for the next one: enough for
+// the usual burst, without holding on to a flood's.
+constexpr std::size_t kept_buffer_capacity = 64 * 1024;
+
 // Sends until the output is empty, from whichever thread became the writer.
 void Connection::drain(std::uint64_t epoch) {
     std::lock_guard writing(write_mutex_);
@@ -324,6 +328,9 @@ void Connection::drain(std::uint64_t epoch) {
             }
         }
         batch.clear();
+        // A flood (a million waiters' first attempts) leaves megabytes of
+        // capacity behind, in both buffers as they swap: let it go.
+        if (batch.capacity() > kept_buffer_capacity) std::string().swap(batch);
     }
 }
 
