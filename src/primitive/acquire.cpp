@@ -176,7 +176,10 @@ private:
     AcquireHandler done_;
     AcquireMachine machine_;
     bool waiting_ = false;
-    std::optional<asio::steady_timer> timer_;
+    // On the loop's own executor type: asio::steady_timer's polymorphic
+    // executor would add 48 bytes to every waiter.
+    using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, asio::io_context::executor_type>;
+    std::optional<Timer> timer_;
     bool armed_ = false;  // a wait is pending, due at armed_at_
     Clock::time_point armed_at_{};
     std::uint64_t waits_ = 0;

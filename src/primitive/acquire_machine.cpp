@@ -64,7 +64,7 @@ AcquireMachine::Actions AcquireMachine::attempt_replied(const Attempt& result, C
     // The refusal says nothing of later waiters: the wake-up that led here is theirs.
     const std::uint8_t passed = result.pass_on && led_by_wake_ ? 1 : 0;
     if (was == State::cancelling) return finish({}, held + passed);
-    if (was == State::failing) return finish({refusal_, false, 0}, held + passed);
+    if (was == State::failing) return finish({outcome_.error, false, 0}, held + passed);
     if (options_.deadline && *options_.deadline <= now) return finish({}, held + passed);
     Actions actions;
     if (options_.backoff) {
@@ -195,7 +195,7 @@ AcquireMachine::Actions AcquireMachine::channel_refused(Failure error) {
     if (state_ == State::sleeping) return finish({std::move(error), false, 0}, 0);
     if (state_ == State::attempting || state_ == State::attempting_retry || state_ == State::attempting_woken) {
         // The attempt in flight may take it yet; else there is nothing to wait for.
-        refusal_ = std::move(error);
+        outcome_.error = std::move(error);  // what the operation ends with, unless the attempt takes it
         state_ = State::failing;
     }
     return {};

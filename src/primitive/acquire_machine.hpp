@@ -127,11 +127,10 @@ private:
     bool handoff_seen_ = false;
     bool subscribed_ = false;    // resource: listening on the channel
     bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
-    Failure refusal_; // failing: the channel's refusal
     Clock::time_point timer_at_{};
     long long backoff_ms_ = 0;
     std::minstd_rand random_;
-    Outcome outcome_;
+    Outcome outcome_;  // failing: its error is the channel's refusal
 };
 
 }  // namespace holdfast::detail
