@@ -24,9 +24,10 @@ public:
     std::string_view noun() const override { return "fenced lock"; }
     std::vector<std::string> keys(const std::string& name) const override { return {name, token_key(name)}; }
 
-    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name,
+                                   const std::shared_ptr<const detail::LockSite>& site, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
-        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
+        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, site, owner, lease, try_once);
         // Not listed for targeted wake-ups: its `0` wakes it, as Redisson's waiters.
         request.waiter_id = 0;
         request.give_up = nullptr;

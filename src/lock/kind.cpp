@@ -1,7 +1,7 @@
 #include "lock/kind.hpp"
 
-#include <atomic>
 #include <charconv>
+#include <utility>
 
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
@@ -50,9 +50,9 @@ constexpr std::string_view promise_ms = "100";
 
 // The lock's names: its channel and, for targeted wake-ups, its two side
 // keys, or none: on a cluster, a name whose hash tag cannot hold them in its
-// slot ('{}', 'a{b') keeps Redisson's wake-ups. Shared by an acquire's attempt
-// and give-up steps; all in one allocation (made at every acquire and release).
-class LockNames {
+// slot ('{}', 'a{b') keeps Redisson's wake-ups. The Lock handle's site, shared
+// by its acquires' steps; a release makes its own on the stack. One string.
+class LockNames final : public LockSite {
 public:
     LockNames(const ClientCore& core, std::string_view name, bool announces) {
         text_.reserve(4 * name.size() + lock_channel_prefix.size() + lock_waiters_prefix.size() +
@@ -83,11 +83,6 @@ public:
     std::string_view handoff() const { return handoff_; }
     bool targeted() const { return !handoff_.empty(); }
 
-    // Set by the first attempt, which lists no waiter (its refusal is
-    // followed by the subscription and an attempt that does): the common
-    // path, taken at once, carries no id to unlist.
-    mutable std::atomic<bool> tried{false};
-
 private:
     std::string_view view(std::size_t from, std::size_t to) const { return {text_.data() + from, to - from}; }
     std::string text_;  // name, channel, waiters, handoff; never reallocated after the constructor
@@ -106,24 +101,33 @@ struct WaiterText {
 
 }  // namespace
 
-AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
+std::shared_ptr<const LockSite> ReentrantLockKind::site(const ClientCore& core, const std::string& name) const {
+    return std::make_shared<const LockNames>(core, name, announces_);
+}
+
+AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& /*name: the site's*/,
+                                          const std::shared_ptr<const LockSite>& site, const std::string& owner,
                                           std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
-    auto names = std::make_shared<const LockNames>(core, name, announces_);
+    // The handle's site was made by this kind.
+    auto names = std::static_pointer_cast<const LockNames>(site);
     request.channel = names->channel();
     // A caller that will not wait is not listed, but keeps off a promised lock too.
     if (names->targeted() && !try_once) {
         request.waiter_id = core.new_waiter_id();
         request.check_after_handoff = core.transport.config().lock_handoff_check;
     }
+    // `tried`: the first attempt lists no waiter (its refusal is followed by
+    // the subscription and an attempt that does), so the common path, taken
+    // at once, carries no id to unlist. Attempts run one after another.
     request.attempt = [&core, names, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
-                       waiter = request.waiter_id](auto report) {
+                       waiter = request.waiter_id, tried = false](auto report) mutable {
         const LockNames& n = *names;
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {n.name()},
                        {lease_ms, owner, n.channel(),
                         announces ? core.transport.publish_command(n.name(), n.channel()) : "",
-                        WaiterText(n.tried.exchange(true) ? waiter : 0).view(), n.waiters(), n.handoff()},
+                        WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff()},
                        n.name(), "lock", std::move(report));
     };
     if (request.waiter_id == 0) return request;
