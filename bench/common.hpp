@@ -18,7 +18,7 @@ struct Durations {
     std::chrono::seconds metrics_round{2};  // each half of a metrics-cost round
     std::chrono::seconds contended_scaling{3};  // each contended run at 32 and 128 processes
     std::size_t held_locks = 100'000;           // locks one Client holds at once
-    std::size_t waiters = 100'000;              // waiters, on waiters / 10 locks (--waiters N)
+    std::size_t waiters = 1'000'000;            // waiters, on waiters / 10 locks (--waiters N): the target's count
 
     static Durations quick() {
         Durations d{100'000, 5'000, std::chrono::seconds(1), std::chrono::seconds(2), std::chrono::seconds(1)};

@@ -48,8 +48,8 @@ struct Options {
     std::cerr << "usage: lock_bench [--quick] [--no-write] [--waiters N] [--cases LIST]\n"
                  "  --quick       shorter runs (noisier figures)\n"
                  "  --no-write    print the report without writing BENCHMARKS.md\n"
-                 "  --waiters N   waiters in the waiters' run, on N / 10 locks (default 100000, --quick\n"
-                 "                10000; the target is at 1000000)\n"
+                 "  --waiters N   waiters in the waiters' run, on N / 10 locks (default 1000000, the\n"
+                 "                target's count; --quick 10000)\n"
                  "  --cases LIST  comma-separated parts to run (default all): plain (ceiling and\n"
                  "                uncontended on one server), contended (needs plain), tls, cluster\n";
     std::exit(status);

@@ -354,7 +354,7 @@ std::vector<Target> issue_23_targets(const Results& r, const Ceilings& k) {
     if (r.waiters) {
         const Waiters& w = *r.waiters;
         const std::string at = " (at " + count(static_cast<double>(w.waiters)) + " waiters)";
-        all.push_back({"waiters: the run has 1,000,000 waiters (on 100,000 locks; `--waiters 1000000`)",
+        all.push_back({"waiters: the run has 1,000,000 waiters (on 100,000 locks; the default)",
                        count(static_cast<double>(w.waiters)), "—", "1,000,000", verdict(w.waiters >= 1'000'000)});
         const bool queued = w.failure.empty();
         all.push_back({"waiters: library heap per waiter ≤ 256 B" + at,
@@ -516,7 +516,7 @@ std::string render_report(const Results& results, const Machine& machine, bool q
         << "\n"
         << "- Redis: " << machine.redis_version << ", fresh redis-servers on loopback (plain TCP, TLS, a 3-master cluster) started by the benchmark\n"
         << "- Reproduce: `./run bench` (`--quick` for a short run, `--no-write` to leave this file alone, "
-           "`--cases plain,contended,tls,cluster` to pick parts, `--waiters 1000000` for the waiters' target size)"
+           "`--cases plain,contended,tls,cluster` to pick parts, `--waiters N` for another count of waiters than the target's 1,000,000)"
            "\n\n"
         << "The client and the server share this machine's cores, so the ceiling is what "
         << "redis-benchmark reaches here, not what Redis could do alone. In the ratio column 1.00× means "

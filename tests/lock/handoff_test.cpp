@@ -138,7 +138,9 @@ TEST_F(Handoffs, AWaiterNamedThatNeverComesDelaysTheOthersByACheckOnly) {
     EXPECT_EQ(listed(), 1);  // the dead one went with its promise; the other waits on
     winner->lock.async_unlock(winner->owner).get();
     for (auto& w : all)
-        if (w.get() != winner) EXPECT_TRUE(w->taken.get());
+        if (w.get() != winner) {
+            EXPECT_TRUE(w->taken.get());
+        }
 }
 
 // A waiter of this client named but gone (its give-up lost with a failover,
