@@ -19,8 +19,12 @@ namespace {
 
 std::string token_key(const std::string& name) { return detail::fence_token_key(name); }
 
+// Not listed for targeted wake-ups (its acquire script lists no waiter):
+// the `0` after a name wakes it, as it wakes Redisson's waiters.
 class FencedLockKind final : public detail::ReentrantLockKind {
 public:
+    FencedLockKind() : ReentrantLockKind(/*announces=*/true, /*lists_waiters=*/false) {}
+
     std::string_view noun() const override { return "fenced lock"; }
     std::vector<std::string> keys(const std::string& name) const override { return {name, token_key(name)}; }
 
@@ -28,10 +32,6 @@ public:
                                    const std::shared_ptr<const detail::LockSite>& site, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, site, owner, lease, try_once);
-        // Not listed for targeted wake-ups: its `0` wakes it, as Redisson's waiters.
-        request.waiter_id = 0;
-        request.give_up = nullptr;
-        request.unclaimed_name = nullptr;
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),

@@ -113,10 +113,7 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& /
     auto names = std::static_pointer_cast<const LockNames>(site);
     request.channel = names->channel();
     // A caller that will not wait is not listed, but keeps off a promised lock too.
-    if (names->targeted() && !try_once) {
-        request.waiter_id = core.new_waiter_id();
-        request.check_after_handoff = core.transport.config().lock_handoff_check;
-    }
+    if (names->targeted() && lists_waiters_ && !try_once) request.waiter_id = core.new_waiter_id();
     // `tried`: the first attempt lists no waiter (its refusal is followed by
     // the subscription and an attempt that does), so the common path, taken
     // at once, carries no id to unlist. Attempts run one after another.

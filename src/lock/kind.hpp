@@ -106,7 +106,10 @@ public:
 class ReentrantLockKind : public LockKind {
 public:
     /// `announces`: publishes on the lock channel (the spin lock does not).
-    explicit ReentrantLockKind(bool announces = true) : announces_(announces) {}
+    /// `lists_waiters`: its waiters are listed for targeted wake-ups (a kind
+    /// with an acquire script of its own, which lists none, says false).
+    explicit ReentrantLockKind(bool announces = true, bool lists_waiters = true)
+        : announces_(announces), lists_waiters_(announces && lists_waiters) {}
 
     std::string_view noun() const override { return "lock"; }
     std::shared_ptr<const LockSite> site(const ClientCore& core, const std::string& name) const override;
@@ -119,6 +122,7 @@ public:
 
 private:
     bool announces_;
+    bool lists_waiters_;
 };
 
 /// The RLock's kind.

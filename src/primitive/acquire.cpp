@@ -24,13 +24,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Action = AcquireMachine::Action;
 
-AcquireMachine::Options machine_options(const AcquireRequest& request) {
+AcquireMachine::Options machine_options(const AcquireRequest& request, const Config& config) {
     AcquireMachine::Options options;
     options.deadline = request.deadline;
     options.backoff = request.backoff;
     options.gives_up = static_cast<bool>(request.give_up);
     options.gives_back = static_cast<bool>(request.give_back);
-    if (request.waiter_id != 0) options.check_after_handoff = request.check_after_handoff;
+    if (request.waiter_id != 0) options.check_after_handoff = config.lock_handoff_check;
     if (request.backoff) {
         static thread_local std::minstd_rand random{std::random_device{}()};
         options.seed = static_cast<std::uint32_t>(random());
@@ -49,7 +49,7 @@ public:
           queues_(queues),
           request_(std::move(request)),
           done_(std::move(done)),
-          machine_(machine_options(*request_)) {}
+          machine_(machine_options(*request_, transport.config())) {}
 
     void start() {
         auto self = shared_from_this();

@@ -70,12 +70,11 @@ struct AcquireRequest {
     std::optional<std::chrono::steady_clock::time_point> deadline;
     Wakes wakes = redisson_lock_wakes;
     /// Not 0: the attempts list the waiter under this id, and a release names
-    /// the first listed waiter, which alone tries (lock/handoff.lua.part).
+    /// the first listed waiter, which alone tries (lock/handoff.lua.part). A
+    /// release that named another leaves this one asleep, to try again
+    /// Config::lock_handoff_check after it if no later release woke it (the
+    /// one named may have died with the promise).
     std::uint64_t waiter_id = 0;
-    /// With a waiter id: a release that named another waiter leaves this one
-    /// asleep, to try again this long after it if no later release woke it (the
-    /// one named may have died with the promise; Config::lock_handoff_check).
-    std::chrono::milliseconds check_after_handoff{1000};
     /// With a waiter id: run with a name this client gave out that no waiter
     /// of the channel answers to (it left without unlisting: a failover lost
     /// its give-up), to pass the free lock's promise on; the channel's queue
