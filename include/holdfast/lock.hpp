@@ -7,7 +7,6 @@
 #include <exception>
 #include <functional>
 #include <future>
-#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -23,7 +22,6 @@ namespace holdfast {
 namespace detail {
 class LockKind;
 struct LockAccess;
-struct LockSite;
 
 /// The timed tries of the TimedLockable requirements, for Lock and LockGroup
 /// alike: durations of any unit and deadlines on any clock, handed to
@@ -112,8 +110,7 @@ private:
 /// no subscription behind.
 ///
 /// Thread safety: a Lock object may be shared by threads; it holds only the
-/// name, what its kind derives from it once (channel names), and a reference
-/// to its Client, which must outlive it.
+/// name and a reference to its Client, which must outlive it.
 class HOLDFAST_EXPORT Lock : public detail::TimedTries<Lock> {
 public:
     using Duration = std::chrono::milliseconds;
@@ -260,9 +257,6 @@ private:
     Client* client_;
     std::string name_;
     const detail::LockKind* kind_;
-    // What the kind derives from the name once (channel, side keys), for
-    // every acquire through this handle and its copies.
-    std::shared_ptr<const detail::LockSite> site_;
 };
 
 }  // namespace holdfast

@@ -43,8 +43,7 @@ public:
         return {n.hash, n.queue, n.deadlines, n.liveness};
     }
 
-    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name,
-                                   const std::shared_ptr<const detail::LockSite>&, const std::string& owner,
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request;
         request.channel = detail::lock_channel(name) + ':' + owner;

@@ -28,10 +28,9 @@ public:
     std::string_view noun() const override { return "fenced lock"; }
     std::vector<std::string> keys(const std::string& name) const override { return {name, token_key(name)}; }
 
-    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name,
-                                   const std::shared_ptr<const detail::LockSite>& site, const std::string& owner,
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
-        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, site, owner, lease, try_once);
+        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),

@@ -50,9 +50,9 @@ constexpr std::string_view promise_ms = "100";
 
 // The lock's names: its channel and, for targeted wake-ups, its two side
 // keys, or none: on a cluster, a name whose hash tag cannot hold them in its
-// slot ('{}', 'a{b') keeps Redisson's wake-ups. The Lock handle's site, shared
-// by its acquires' steps; a release makes its own on the stack. One string.
-class LockNames final : public LockSite {
+// slot ('{}', 'a{b') keeps Redisson's wake-ups. Built on the stack by each
+// step that needs them; one allocation.
+class LockNames {
 public:
     LockNames(const ClientCore& core, std::string_view name, bool announces) {
         text_.reserve(4 * name.size() + lock_channel_prefix.size() + lock_waiters_prefix.size() +
@@ -101,25 +101,21 @@ struct WaiterText {
 
 }  // namespace
 
-std::shared_ptr<const LockSite> ReentrantLockKind::site(const ClientCore& core, const std::string& name) const {
-    return std::make_shared<const LockNames>(core, name, announces_);
-}
-
-AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& /*name: the site's*/,
-                                          const std::shared_ptr<const LockSite>& site, const std::string& owner,
+// Every step builds the lock's names on its own stack (as a release does):
+// a waiter keeps only the name, not its four derived names, between attempts.
+AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
                                           std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
-    // The handle's site was made by this kind.
-    auto names = std::static_pointer_cast<const LockNames>(site);
-    request.channel = names->channel();
+    const LockNames names(core, name, announces_);
+    request.channel = names.channel();
     // A caller that will not wait is not listed, but keeps off a promised lock too.
-    if (names->targeted() && lists_waiters_ && !try_once) request.waiter_id = core.new_waiter_id();
+    if (names.targeted() && lists_waiters_ && !try_once) request.waiter_id = core.new_waiter_id();
     // `tried`: the first attempt lists no waiter (its refusal is followed by
     // the subscription and an attempt that does), so the common path, taken
     // at once, carries no id to unlist. Attempts run one after another.
-    request.attempt = [&core, names, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
+    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
                        waiter = request.waiter_id, tried = false](auto report) mutable {
-        const LockNames& n = *names;
+        const LockNames n(core, name, announces);
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {n.name()},
                        {lease_ms, owner, n.channel(),
@@ -129,8 +125,8 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& /
     };
     if (request.waiter_id == 0) return request;
     // Leaves the list, passing on a promise of the free lock made to `waiter`.
-    auto leave = [&core, names](std::uint64_t waiter, std::function<void()> done) {
-        const LockNames& n = *names;
+    auto leave = [&core, name](std::uint64_t waiter, std::function<void()> done) {
+        const LockNames n(core, name, true);
         eval_reporting(core.transport, scripts::lock_leave, {n.name()},
                        {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()),
                         n.channel(), promise_ms, n.waiters(), n.handoff()},

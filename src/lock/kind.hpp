@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,14 +23,6 @@ namespace holdfast::detail {
 
 class ClientCore;
 
-/// What a kind derives once from a lock's name (its channel, side keys),
-/// kept by the Lock handle and shared by each acquire's steps, so that an
-/// acquire, and so a waiter, allocates none of it. Kinds that need none keep
-/// none (nullptr).
-struct LockSite {
-    virtual ~LockSite() = default;
-};
-
 class LockKind {
 public:
     virtual ~LockKind() = default;
@@ -39,13 +30,9 @@ public:
     /// Names the kind in errors: "lock", "fair lock", "read lock".
     virtual std::string_view noun() const = 0;
 
-    /// What this kind derives from `name` once per Lock handle (nullptr: nothing).
-    virtual std::shared_ptr<const LockSite> site(const ClientCore&, const std::string&) const { return nullptr; }
-
-    /// How `owner` acquires `name` (whose site() is `site`): attempt, channel,
-    /// give-up. `try_once`: the caller will not wait, so it must not join a queue.
-    virtual AcquireRequest acquire(ClientCore& core, const std::string& name,
-                                   const std::shared_ptr<const LockSite>& site, const std::string& owner,
+    /// How `owner` acquires `name`: attempt, channel, give-up. `try_once`: the
+    /// caller will not wait, so it must not join a queue.
+    virtual AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const = 0;
 
     /// Releases one hold of `owner`; replies nil (not a holder), 0 (still held)
@@ -112,9 +99,8 @@ public:
         : announces_(announces), lists_waiters_(announces && lists_waiters) {}
 
     std::string_view noun() const override { return "lock"; }
-    std::shared_ptr<const LockSite> site(const ClientCore& core, const std::string& name) const override;
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::shared_ptr<const LockSite>& site,
-                           const std::string& owner, std::chrono::milliseconds lease, bool try_once) const override;
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool try_once) const override;
     void release(ClientCore& core, const std::string& name, const std::string& owner, const std::string& lease_ms,
                  ReplyHandler done) const override;
     void force_unlock(ClientCore& core, const std::string& name, ReplyHandler done) const override;

@@ -78,7 +78,7 @@ void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Duration> 
     const Duration ttl = lease.value_or(core.watchdog.lease());
     detail::AcquireSpec spec;
     spec.hold = {kind->noun(), name, kind->hold_field(owner), owner};
-    spec.request = kind->acquire(core, name, lock.site_, owner, ttl, wait && *wait == Duration::zero());
+    spec.request = kind->acquire(core, name, owner, ttl, wait && *wait == Duration::zero());
     spec.request.attempt = [&core, kind, name, attempt = std::move(spec.request.attempt)](
                                std::function<void(Attempt)> report) {
         attempt([&core, kind, name, report = std::move(report)](Attempt result) {
@@ -132,7 +132,6 @@ Lock::Lock(Client& client, std::string name, const detail::LockKind& kind)
     if (name_.empty()) throw std::invalid_argument("holdfast: a " + std::string(kind.noun()) + " name must not be empty");
     name_ = detail::mapped_name(client.config().key_prefix, std::move(name_));
     detail::check_one_slot(client.config(), kind.noun(), name_, kind.keys(name_));
-    site_ = kind.site(detail::core_of(client), name_);
 }
 
 void Lock::lock() { LockAccess::acquire_blocking(*this, std::nullopt, std::nullopt); }

@@ -30,8 +30,8 @@ public:
         return {name, rwlock_timeout_key(name, "owner", 1)};
     }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::shared_ptr<const LockSite>&,
-                           const std::string& owner, std::chrono::milliseconds lease, bool) const override {
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool) const override {
         AcquireRequest request;
         request.channel = rwlock_channel(name);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
@@ -69,8 +69,8 @@ public:
         return {name, rwlock_timeout_key(name, "owner", 1)};
     }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::shared_ptr<const LockSite>&,
-                           const std::string& owner, std::chrono::milliseconds lease, bool) const override {
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool) const override {
         AcquireRequest request;
         request.channel = rwlock_channel(name);
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {

@@ -25,8 +25,8 @@ class SimpleLockKind final : public detail::LockKind {
 public:
     std::string_view noun() const override { return "simple lock"; }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::shared_ptr<const detail::LockSite>&,
-                           const std::string& owner, std::chrono::milliseconds lease, bool try_once) const override {
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+                           std::chrono::milliseconds lease, bool try_once) const override {
         AcquireRequest request;
         request.backoff = detail::Backoff{};
         request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), try_once](auto report) {

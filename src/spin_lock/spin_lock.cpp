@@ -12,10 +12,9 @@ public:
 
     std::string_view noun() const override { return "spin lock"; }
 
-    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name,
-                                   const std::shared_ptr<const detail::LockSite>& site, const std::string& owner,
+    detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
-        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, site, owner, lease, try_once);
+        detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
         request.channel.clear();
         request.backoff = detail::Backoff{};
         return request;
