@@ -261,9 +261,10 @@ void Connection::flush_after_read() {
     drain(epoch);
 }
 
-// What drain() keeps of a batch's capacity for the next one: enough for
-// the usual burst, without holding on to a flood's.
-constexpr std::size_t kept_buffer_capacity = 64 * 1024;
+// What drain() keeps of a batch's capacity for the next one: enough for a
+// busy client's bursts, without holding on to a flood's. Not less: freeing a
+// block of 64 KiB or more makes glibc consolidate its free lists, each time.
+constexpr std::size_t kept_buffer_capacity = 1024 * 1024;
 
 // Sends until the output is empty, from whichever thread became the writer.
 void Connection::drain(std::uint64_t epoch) {
