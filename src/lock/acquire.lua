@@ -18,53 +18,58 @@ if refused then
     return refused
 end
 local waiter = targeted and ARGV[5] or ''
--- One call on the common path: the lock free and promised to no one.
-local present = targeted and side('exists', KEYS[1], promise_key)
-if not present then
-    targeted, waiter = false, ''
-    present = redis.call('exists', KEYS[1])
-end
--- Free and promised to no one, or re-entered.
-if present == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    if waiter ~= '' then
-        side('zrem', waiters_key, waiter)
-    end
-    return nil
-end
--- One of the two is there: a promise of the free lock, when GET finds it.
-local promised = false
-if targeted and present == 1 then
-    promised = side('get', promise_key)
-    if promised == nil then
-        -- Unreadable: as if there were none.
-        promised = false
-        if redis.call('exists', KEYS[1]) == 0 then
-            redis.call('hincrby', KEYS[1], ARGV[2], 1)
-            redis.call('pexpire', KEYS[1], ARGV[1])
-            return nil
-        end
-    end
-end
-local wait
-if promised and promised == waiter then
-    -- Promised to the caller, who was unlisted when named.
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    side('del', promise_key)
-    return nil
-elseif promised then
-    wait = math.max(1, side('pttl', promise_key) or 1)
-else
-    wait = redis.call('pttl', KEYS[1])
-end
 if waiter ~= '' then
+    -- A listed waiter, most often the one a release just named: the promise
+    -- and the lock, two calls that also tell its refusal.
+    local promised = side('get', promise_key)  -- false: none; nil: unreadable, as none
+    local free = redis.call('exists', KEYS[1]) == 0
+    if free and (not promised or promised == waiter) or not free and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+        redis.call('hincrby', KEYS[1], ARGV[2], 1)
+        redis.call('pexpire', KEYS[1], ARGV[1])
+        if free and promised then
+            side('del', promise_key)  -- the release that named it took it off the list
+        else
+            side('zrem', waiters_key, waiter)
+        end
+        return nil
+    end
+    local wait
+    if free then
+        wait = math.max(1, side('pttl', promise_key) or 1)  -- promised to another
+    else
+        wait = redis.call('pttl', KEYS[1])
+    end
     -- Listed or not (out of memory), the caller is refused the same way.
     local now = side('time')
     if now then
         side('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
         side('pexpire', waiters_key, waiters_kept_ms)
     end
+    return wait
 end
-return wait
+-- One call on the common path: the lock free and promised to no one.
+local present = targeted and side('exists', KEYS[1], promise_key)
+if not present then
+    targeted = false
+    present = redis.call('exists', KEYS[1])
+end
+-- Free and promised to no one, or re-entered.
+if present == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return nil
+end
+-- One of the two is there: a promise of the free lock, when GET finds it.
+if targeted and present == 1 then
+    local promised = side('get', promise_key)
+    if promised then
+        return math.max(1, side('pttl', promise_key) or 1)
+    end
+    -- Unreadable: as if there were none.
+    if promised == nil and redis.call('exists', KEYS[1]) == 0 then
+        redis.call('hincrby', KEYS[1], ARGV[2], 1)
+        redis.call('pexpire', KEYS[1], ARGV[1])
+        return nil
+    end
+end
+return redis.call('pttl', KEYS[1])

@@ -29,10 +29,10 @@ if partial_release(ARGV[3], holds, ARGV[2]) then
 end
 local named = nil
 if ARGV[4] ~= '' then
-    -- EXISTS first: the uncontended release has no list, and ZRANGE's reply
-    -- costs the server more than EXISTS's.
-    if targeted and side('exists', waiters_key) == 1 then
-        named = (side('zrange', waiters_key, 0, 0) or {})[1]
+    -- The first listed, taken off the list: one call, and on the uncontended
+    -- release's missing list as cheap as EXISTS.
+    if targeted then
+        named = (side('zpopmin', waiters_key) or {})[1]
     end
     if named then
         redis.call(ARGV[4], ARGV[5], named)
@@ -41,7 +41,6 @@ if ARGV[4] ~= '' then
 end
 redis.call('del', KEYS[1])
 if named then
-    side('zrem', waiters_key, named)
     side('set', promise_key, named, 'PX', ARGV[6])
 end
 return 1
