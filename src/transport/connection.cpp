@@ -16,6 +16,7 @@ namespace holdfast::detail {
 namespace {
 
 constexpr std::size_t read_chunk = 64 * 1024;
+constexpr std::size_t feed_slice = 4 * 1024;
 
 // A command the client closing kept from being sent.
 Failure not_sent(const std::string& server) { return client_closed("; the command for " + server + " was not sent"); }
@@ -549,11 +550,20 @@ void Connection::on_bytes(std::size_t n) {
         tls_->decrypt(bytes, plain, tls_ec);
         bytes = plain;
     }
-    for (bool first = true;; first = false) {
-        std::unique_ptr<Reply> reply;
+    // Fed a slice at a time: hiredis moves its unread bytes to the front each
+    // time it has parsed 1 KiB, and frees a buffer over 16 KiB once empty, so
+    // a whole 64 KiB read would cost a quadratic copy and a glibc consolidation.
+    std::size_t fed = 0;
+    for (;;) {
+        std::optional<Reply> reply;
         try {
-            if (first) reader_.feed(bytes.data(), bytes.size());
             reply = reader_.next();
+            if (!reply && fed < bytes.size()) {
+                const std::size_t slice = std::min(feed_slice, bytes.size() - fed);
+                reader_.feed(bytes.data() + fed, slice);
+                fed += slice;
+                continue;
+            }
         } catch (const std::runtime_error& e) {
             return fail(std::string(e.what()) + " (is this a Redis server?)", errc::protocol_error);
         }

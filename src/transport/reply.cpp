@@ -9,10 +9,15 @@ namespace holdfast::detail {
 namespace {
 
 // hiredis builds nested replies by handing each element its parent's object.
-// The root is heap-allocated; elements live inside their parent's vector,
+// The root goes in the reader's slot (the task's privdata), so a reply costs
+// no allocation of its own; elements live inside their parent's vector,
 // which createArray sizes up front so their addresses stay put.
 Reply* place(const redisReadTask* task, Reply&& value) {
-    if (task->parent == nullptr) return new Reply(std::move(value));
+    if (task->parent == nullptr) {
+        auto* root = static_cast<Reply*>(task->privdata);
+        *root = std::move(value);
+        return root;
+    }
     auto* parent = static_cast<Reply*>(task->parent->obj);
     Reply& slot = parent->elements[static_cast<std::size_t>(task->idx)];
     slot = std::move(value);
@@ -46,11 +51,19 @@ void* create_integer(const redisReadTask* task, long long value) {
 
 void* create_nil(const redisReadTask* task) { return place(task, Reply{}); }
 
-// Only roots are ever freed by hiredis; elements go with their root.
-void free_object(void* obj) { delete static_cast<Reply*>(obj); }
+// Only roots are ever freed by hiredis (a half-read one, on an error or at
+// the end); elements go with their root. A root is the reader's slot.
+void free_object(void* obj) { *static_cast<Reply*>(obj) = Reply{}; }
 
 redisReplyObjectFunctions reply_functions{create_string, create_array, create_integer, create_nil,
                                           free_object};
+
+redisReader* new_reader(Reply* root) {
+    redisReader* reader = redisReaderCreateWithFunctions(&reply_functions);
+    if (!reader) throw std::bad_alloc();
+    reader->privdata = root;
+    return reader;
+}
 
 }  // namespace
 
@@ -86,9 +99,7 @@ std::string Reply::describe() const {
     return "?";
 }
 
-ReplyReader::ReplyReader() : reader_(redisReaderCreateWithFunctions(&reply_functions)) {
-    if (!reader_) throw std::bad_alloc();
-}
+ReplyReader::ReplyReader() : reader_(new_reader(&root_)) {}
 
 ReplyReader::~ReplyReader() { redisReaderFree(reader_); }
 
@@ -97,17 +108,21 @@ void ReplyReader::feed(const char* data, std::size_t size) {
         throw std::runtime_error(std::string("RESP reader: ") + reader_->errstr);
 }
 
-std::unique_ptr<Reply> ReplyReader::next() {
+std::optional<Reply> ReplyReader::next() {
     void* obj = nullptr;
     if (redisReaderGetReply(reader_, &obj) != REDIS_OK)
         throw std::runtime_error(std::string("the server's reply is not RESP: ") + reader_->errstr);
-    return std::unique_ptr<Reply>(static_cast<Reply*>(obj));
+    if (!obj) return std::nullopt;
+    std::optional<Reply> reply(std::move(root_));
+    root_ = Reply{};
+    return reply;
 }
 
 void ReplyReader::reset() {
+    redisReader* fresh = new_reader(&root_);
     redisReaderFree(reader_);
-    reader_ = redisReaderCreateWithFunctions(&reply_functions);
-    if (!reader_) throw std::bad_alloc();
+    reader_ = fresh;
+    root_ = Reply{};
 }
 
 }  // namespace holdfast::detail

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,13 +42,14 @@ public:
     ReplyReader& operator=(const ReplyReader&) = delete;
 
     void feed(const char* data, std::size_t size);
-    /// Next complete reply, or nullptr when more bytes are needed.
+    /// Next complete reply, or nullopt when more bytes are needed.
     /// Throws std::runtime_error when the stream is not RESP.
-    std::unique_ptr<Reply> next();
+    std::optional<Reply> next();
     /// Drops buffered bytes and any half-parsed reply (after a reconnect).
     void reset();
 
 private:
+    Reply root_;  // the reply being read (hiredis's root object)
     redisReader* reader_;
 };
 

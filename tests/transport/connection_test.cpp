@@ -120,5 +120,38 @@ TEST_F(Flood, RepliesLateBehindTheClientsOwnWorkAreNotAStall) {
     EXPECT_EQ(answered, chains * rounds) << (failed.empty() ? "" : failed.front());
 }
 
+// A read is parsed a slice at a time (Connection::on_bytes): a reply larger
+// than a slice or a read, and the small ones pipelined around it, come whole
+// and in order.
+using LargeReplies = RedisTest;
+
+TEST_F(LargeReplies, SpanSlicesAndReadsWhole) {
+    asio::io_context io;
+    auto connection = std::make_shared<detail::Connection>(io, config());
+    connection->start();
+    std::string big(300 * 1024, 'x');
+    for (std::size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
+    connection->submit(detail::encode_command({"SET", "big", big}), [](detail::Failure, detail::Reply) {});
+    constexpr int commands = 200;
+    std::vector<std::string> got(commands);
+    int ended = 0;
+    for (int i = 0; i < commands; ++i) {
+        const auto command = i % 20 == 0 ? detail::encode_command({"GET", "big"})
+                                         : detail::encode_command({"ECHO", std::to_string(i)});
+        connection->submit(command, [&, i](detail::Failure error, detail::Reply reply) {
+            got[i] = error ? "error: " + error.message() : reply.str;
+            ++ended;
+        });
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (ended < commands && std::chrono::steady_clock::now() < deadline) io.run_for(std::chrono::milliseconds(5));
+    connection->stop_now();
+    ASSERT_EQ(ended, commands);
+    for (int i = 0; i < commands; ++i) {
+        if (i % 20 == 0) EXPECT_TRUE(got[i] == big) << "GET " << i << " came back " << got[i].size() << " bytes";
+        else EXPECT_EQ(got[i], std::to_string(i));
+    }
+}
+
 }  // namespace
 }  // namespace holdfast::testing

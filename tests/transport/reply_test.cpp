@@ -28,17 +28,30 @@ TEST(ReplyReader, ParsesEveryTypeAndNesting) {
     ASSERT_EQ(array->elements[0].elements.size(), 1u);
     EXPECT_EQ(array->elements[0].elements[0].integer, 1);
     EXPECT_EQ(array->elements[1].str, "");
-    EXPECT_EQ(reader.next(), nullptr);
+    EXPECT_FALSE(reader.next());
 }
 
 TEST(ReplyReader, WaitsForTheRestOfASplitReply) {
     ReplyReader reader;
     reader.feed("*2\r\n:1", 6);
-    EXPECT_EQ(reader.next(), nullptr);
+    EXPECT_FALSE(reader.next());
     reader.feed("\r\n:2\r\n", 6);
     auto reply = reader.next();
     ASSERT_TRUE(reply);
     EXPECT_EQ(reply->elements[1].integer, 2);
+}
+
+TEST(ReplyReader, ForgetsAHalfReadReplyOnReset) {
+    ReplyReader reader;
+    reader.feed("*2\r\n$5\r\nhello\r\n", 15);
+    EXPECT_FALSE(reader.next());
+    reader.reset();  // the half-read array goes (hiredis frees its root)
+    reader.feed(":7\r\n", 4);
+    auto reply = reader.next();
+    ASSERT_TRUE(reply);
+    EXPECT_TRUE(reply->is_integer());
+    EXPECT_EQ(reply->integer, 7);
+    EXPECT_TRUE(reply->elements.empty());
 }
 
 TEST(ReplyReader, RejectsBytesThatAreNotResp) {
