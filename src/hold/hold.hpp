@@ -68,9 +68,10 @@ void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done);
 
 struct ReleaseSpec {
     HoldId hold;
-    /// Runs the release script once for one hold. `lease_ms`: what a
+    /// Runs the release script once for `hold` (the spec's own, kept by the
+    /// pipeline: a sender need not copy its names). `lease_ms`: what a
     /// still-held hold's TTL is raised to ("0": keep it, an explicit lease).
-    std::function<void(const std::string& lease_ms, ReplyHandler done)> send;
+    std::function<void(const HoldId& hold, const std::string& lease_ms, ReplyHandler done)> send;
     /// What the reply says; the lock family's nil / 0 / 1 by default.
     std::function<ReleaseReply(const Reply&)> decode;
     /// The owner's holds are counted in the HoldLedger (the lock family).

@@ -86,7 +86,7 @@ void report(ClientCore& core, const HoldId& hold, const ReleaseOutcome& outcome)
 // Releases, one at a time, the holds the server still counts for the owner
 // that no caller was told of; then `then`. A failure leaves them to the lease.
 void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
-    r->spec.send("0", [r, then = std::move(then)](Failure error, Reply reply) mutable {
+    r->spec.send(r->spec.hold, "0", [r, then = std::move(then)](Failure error, Reply reply) mutable {
         if (!error && r->spec.decode(reply) == ReleaseReply::still_held) return give_back_rest(r, std::move(then));
         then();
     });
@@ -101,7 +101,7 @@ void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
     r->retry.emplace(core.transport.loop(), core.transport.config().replica_sync_timeout);
     r->retry->async_wait([&core, r](asio::error_code ec) {
         if (ec) return;
-        r->spec.send("0", [&core, r](Failure error, Reply) {
+        r->spec.send(r->spec.hold, "0", [&core, r](Failure error, Reply) {
             if (error) return release_again(core, r);
             core.transport.sync_replicas(r->spec.hold.key, [&core, r](Failure error, Transport::ReplicaAck ack) {
                 if (unsynced(core.transport, error, ack)) release_again(core, r);
@@ -146,7 +146,7 @@ void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(Release
     // explicit lease keeps its deadline.
     const std::string lease_ms =
         core.watchdog.renews(hold.key, hold.field) ? std::to_string(core.watchdog.lease().count()) : "0";
-    r->spec.send(lease_ms, [&core, r](Failure error, Reply reply) {
+    r->spec.send(r->spec.hold, lease_ms, [&core, r](Failure error, Reply reply) {
         // Every script checks and writes last, so an error reply changed nothing.
         const ReleaseReply said = !error                        ? r->spec.decode(reply)
                                   : is_unanswered(error.code()) ? ReleaseReply::no_reply

@@ -114,10 +114,10 @@ void LockAccess::release(Lock& lock, std::string owner, Released done) {
     detail::check_owner([&lock] { return detail::quoted(lock.name_); }, owner);
     auto& core = core_of(*lock.client_);
     detail::ReleaseSpec spec;
-    spec.hold = {lock.kind_->noun(), lock.name_, lock.kind_->hold_field(owner), owner};
-    spec.send = [&core, kind = lock.kind_, name = lock.name_, owner](const std::string& lease_ms,
-                                                                      detail::ReplyHandler sent) {
-        kind->release(core, name, owner, lease_ms, std::move(sent));
+    spec.hold = {lock.kind_->noun(), lock.name_, lock.kind_->hold_field(owner), std::move(owner)};
+    spec.send = [&core, kind = lock.kind_](const detail::HoldId& hold, const std::string& lease_ms,
+                                           detail::ReplyHandler sent) {
+        kind->release(core, hold.key, hold.owner, lease_ms, std::move(sent));
     };
     detail::release_hold(core, std::move(spec),
                          [done = std::move(done)](detail::ReleaseOutcome outcome) { done(std::move(outcome.error)); });

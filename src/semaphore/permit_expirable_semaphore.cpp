@@ -146,8 +146,8 @@ void PermitExpirableSemaphore::start_release(const std::string& permit_id,
     detail::ReleaseSpec spec;
     spec.hold = {noun, name, permit_id, {}};
     spec.ledger = false;  // the caller's permit id is its word
-    spec.send = [&core, name, timeouts = timeouts_, permit = std::move(permit)](const std::string&,
-                                                                               detail::ReplyHandler sent) {
+    spec.send = [&core, name, timeouts = timeouts_, permit = std::move(permit)](
+                    const detail::HoldId&, const std::string&, detail::ReplyHandler sent) {
         detail::eval_reporting(core.transport, scripts::semaphore_expirable_release, {name, timeouts},
                                {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), permit,
                                 detail::semaphore_channel(name)},
