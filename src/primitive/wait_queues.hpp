@@ -14,11 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "common/name_hash.hpp"
 #include "primitive/wait_queue.hpp"
 
 namespace holdfast::detail {
@@ -64,7 +65,7 @@ private:
     Subscriber& subscriber_;
     // A queue the subscriber let go (closed, refused) is off its channel, and
     // goes at the next join or leave.
-    std::map<std::string, Kept, std::less<>> queues_;
+    std::unordered_map<std::string, Kept, NameHash, std::equal_to<>> queues_;
     std::vector<std::string> idle_;  // channels whose queue was left empty
     std::uint64_t sweeps_ = 0;
     asio::steady_timer sweeper_;

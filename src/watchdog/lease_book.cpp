@@ -1,6 +1,7 @@
 #include "watchdog/lease_book.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "watchdog/lease.hpp"
 

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <unordered_map>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/name_hash.hpp"
 #include "transport/reply.hpp"
 #include "transport/script.hpp"
 
@@ -120,8 +121,8 @@ private:
         bool watched = false;
         bool expired = false;  // the deadline passed: no longer renewed, kept until untracked
     };
-    using Holds = std::map<std::string, Entry, std::less<>>;  // by key
-    using Owners = std::map<std::string, Holds, std::less<>>;  // each owner's name once
+    using Holds = std::unordered_map<std::string, Entry, NameHash, std::equal_to<>>;  // by key
+    using Owners = std::unordered_map<std::string, Holds, NameHash, std::equal_to<>>;  // each owner's name once
 
     Entry* find(std::string_view key, std::string_view owner);
     const Entry* find(std::string_view key, std::string_view owner) const;
