@@ -1,9 +1,12 @@
 #include "capacity.hpp"
 
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -58,6 +61,37 @@ long long keys_in(const Config& config) {
     support::SyncRedis raw(config.port);
     raw.command({"SELECT", std::to_string(config.database)});
     return raw.integer({"DBSIZE"});
+}
+
+// Waiters listed on the server (docs/design.md, "Targeted wake-ups") over
+// the locks `prefix`0 .. `prefix`(locks - 1): a waiter counted waiting may
+// still have its listing attempt (the second) in flight.
+long long listed_waiters(const Config& config, const std::string& prefix, std::size_t locks) {
+    support::SyncRedis raw(config.port);
+    raw.command({"SELECT", std::to_string(config.database)});
+    return raw.integer({"EVAL",
+                        "local n = 0 for i = 0, tonumber(ARGV[2]) - 1 do "
+                        "n = n + redis.call('zcard', 'holdfast_lock_waiters:{' .. ARGV[1] .. i .. '}') end return n",
+                        "0", prefix, std::to_string(locks)});
+}
+
+// The server's CPU time so far, in seconds (INFO cpu: user and system).
+double server_cpu_seconds(const Config& config) {
+    support::SyncRedis raw(config.port);
+    const std::string info = raw.string({"INFO", "cpu"});
+    double total = 0;
+    for (const char* field : {"used_cpu_sys:", "used_cpu_user:"})
+        if (const auto at = info.find(field); at != std::string::npos)
+            total += std::strtod(info.c_str() + at + std::strlen(field), nullptr);
+    return total;
+}
+
+// This process's CPU time so far, in seconds (every thread: the client's loop, the bench's waits).
+double own_cpu_seconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 void require_empty(const Config& config, const char* what) {
@@ -176,9 +210,10 @@ struct Drain {
 
 // The holders release; each waiter, once granted, releases too (its completion
 // does), handing the lock on. Times the drain to the last grant.
-void drain_waiters(std::vector<Lock>& locks, const std::string& holder, Drain& drain, Waiters& result,
-                   std::chrono::seconds limit) {
+void drain_waiters(const Config& config, std::vector<Lock>& locks, const std::string& holder, Drain& drain,
+                   Waiters& result, std::chrono::seconds limit) {
     const std::size_t n = result.waiters;
+    const double server_before = server_cpu_seconds(config), own_before = own_cpu_seconds();
     const std::int64_t start = now_ns();
     release_all(locks, holder);
     {
@@ -188,6 +223,8 @@ void drain_waiters(std::vector<Lock>& locks, const std::string& holder, Drain& d
     }
     const std::int64_t end = drain.last_grant_ns.load();
     result.drain_seconds = end > start ? static_cast<double>(end - start) / 1e9 : 0;
+    result.server_us_per_change = (server_cpu_seconds(config) - server_before) * 1e6 / static_cast<double>(n);
+    result.client_us_per_change = (own_cpu_seconds() - own_before) * 1e6 / static_cast<double>(n);
 }
 
 }  // namespace
@@ -237,7 +274,8 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
         auto owned_client = std::make_unique<Client>(watched);
         Client& client = *owned_client;
         const std::string holder = client.new_owner();
-        std::vector<Lock> locks = make_locks(client, "bench:waited:", lock_count);
+        const std::string prefix = "bench:waited:";
+        std::vector<Lock> locks = make_locks(client, prefix, lock_count);
         std::vector<std::string> owners;
         owners.reserve(n);
         for (std::size_t i = 0; i < n; ++i) owners.push_back(client.new_owner());
@@ -294,8 +332,15 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
                              " ended before any holder released (" + std::to_string(drain.failed.load()) +
                              " of them without the lock)";
         } else {
+            // Timed from here the drain would include the queue's last attempts (a
+            // quarter of the server's work at 300,000 waiters).
+            const std::int64_t counted_at = now_ns();
+            while ((result.listed = listed_waiters(config, prefix, lock_count)) < static_cast<long long>(n) &&
+                   !stalled())
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            result.listing_seconds = static_cast<double>(now_ns() - counted_at) / 1e9;
             result.library_bytes_per_waiter = (settled_heap_bytes() - before) / static_cast<double>(n);
-            drain_waiters(locks, holder, drain, result, drain_limit);
+            drain_waiters(config, locks, holder, drain, result, drain_limit);
         }
     }  // a waiter still waiting is failed here, by the client's end
 

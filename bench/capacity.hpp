@@ -50,8 +50,12 @@ struct Waiters {
     std::size_t waiters = 0, locks = 0;
     double library_bytes_per_waiter = 0;  // heap held while every waiter waits, per waiter
     double queue_seconds = 0;             // from the first async_lock to every waiter counted waiting
+    double listing_seconds = 0;           // from then to every waiter listed on the server (its second attempt answered)
+    long long listed = 0;                 // waiters listed when the drain began (all, unless listing timed out)
     double drain_seconds = 0;             // from the holders' releases to the last waiter's grant
     double handoffs_per_s = 0;            // waiters ÷ drain_seconds: one owner change per waiter
+    double server_us_per_change = 0;      // the server's CPU time over the drain, per owner change
+    double client_us_per_change = 0;      // this process's CPU time over the drain (all threads), per owner change
     std::size_t granted = 0;              // waiters granted exactly once
     std::size_t granted_twice = 0;        // must be 0
     std::size_t never_granted = 0;        // must be 0 (a timeout, a false or an error)
@@ -63,8 +67,9 @@ struct Waiters {
 
 /// One Client: one owner holds `locks` locks, `waiters` other owners (waiter i
 /// on lock i % locks) call async_lock on them and wait, at most a few thousand
-/// not yet counted waiting at a time; once the Client counts them all waiting,
-/// the heap is read, the holders release, and every waiter
+/// not yet counted waiting at a time; once the Client counts them all waiting
+/// and the server lists them all (the drain then times handoffs, not the
+/// queue's last attempts), the heap is read, the holders release, and every waiter
 /// releases as soon as it is granted, handing the lock to the next. Uses
 /// `config`'s database, which must be empty. Gives up on the drain after
 /// `drain_limit`, counting the waiters still waiting as never granted.

@@ -10,9 +10,11 @@
 
 namespace holdfast::detail {
 
+// Not noexcept on purpose: libstdc++ then keeps each name's hash in its node,
+// so a lookup compares hashes before names, and a rehash reads no name again.
 struct NameHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
 };
 
 }  // namespace holdfast::detail
