@@ -1,6 +1,9 @@
 #include "lock/kind.hpp"
 
+#include <array>
 #include <charconv>
+#include <cstddef>
+#include <memory_resource>
 #include <utility>
 
 #include "core/client_core.hpp"
@@ -51,7 +54,8 @@ constexpr std::string_view promise_ms = "100";
 // The lock's names: its channel and, for targeted wake-ups, its two side
 // keys, or none: on a cluster, a name whose hash tag cannot hold them in its
 // slot ('{}', 'a{b') keeps Redisson's wake-ups. Built on the stack by each
-// step that needs them; one allocation.
+// step that needs them: in the step's own frame for a name of up to about 60
+// characters, in one allocation for a longer one.
 class LockNames {
 public:
     LockNames(const ClientCore& core, std::string_view name, bool announces) {
@@ -85,7 +89,9 @@ public:
 
 private:
     std::string_view view(std::size_t from, std::size_t to) const { return {text_.data() + from, to - from}; }
-    std::string text_;  // name, channel, waiters, handoff; never reallocated after the constructor
+    std::array<std::byte, 320> frame_;
+    std::pmr::monotonic_buffer_resource memory_{frame_.data(), frame_.size()};  // then the heap
+    std::pmr::string text_{&memory_};  // name, channel, waiters, handoff; never reallocated after the constructor
     std::string_view name_, channel_, waiters_, handoff_;
 };
 

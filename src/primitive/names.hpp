@@ -17,7 +17,8 @@ inline std::string mapped_name(std::string_view key_prefix, std::string name) {
 }
 
 /// Appends prefixed_name(prefix, name) to `out`.
-inline void append_prefixed_name(std::string& out, std::string_view prefix, std::string_view name) {
+template <class Text>  // std::string, or a std::pmr::string on the stack
+void append_prefixed_name(Text& out, std::string_view prefix, std::string_view name) {
     const bool tagged = name.find('{') != std::string_view::npos;
     out.append(prefix).append(tagged ? ":" : ":{").append(name);
     if (!tagged) out += '}';
@@ -55,7 +56,8 @@ inline constexpr std::string_view lock_handoff_prefix = "holdfast_lock_handoff";
 /// Appends `prefix:{name}`, or `prefix::name` when the name has a `{`: not
 /// Redisson's `prefix:name`, which gives `a` and `{a}` one key (harmless for
 /// a channel, not for a promise of the free lock).
-inline void append_lock_side_key(std::string& out, std::string_view prefix, std::string_view name) {
+template <class Text>
+void append_lock_side_key(Text& out, std::string_view prefix, std::string_view name) {
     const bool tagged = name.find('{') != std::string_view::npos;
     out.append(prefix).append(tagged ? "::" : ":{").append(name);
     if (!tagged) out += '}';

@@ -215,5 +215,21 @@ TEST_F(Handoffs, ANameWithBracesHasSideKeysOfItsOwn) {
     EXPECT_TRUE(waiting.get());
 }
 
+// A lock's derived names are built in the step's frame up to about 60
+// characters of name, on the heap past that: a long name is listed, named
+// and handed over the same way.
+TEST_F(Handoffs, ALongNameIsHandedOverAsAShortOne) {
+    const std::string name = "orders:" + std::string(300, 'n');
+    Client holder(config()), other(config());
+    Lock held(holder, name), wanted(other, name);
+    held.lock();
+    auto waiting = wanted.async_lock(other.new_owner());
+    ASSERT_TRUE(eventually([&] { return raw->integer({"ZCARD", "holdfast_lock_waiters:{" + name + "}"}) == 1; }));
+    held.unlock();
+    ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(waiting.get());
+    EXPECT_EQ(raw->integer({"ZCARD", "holdfast_lock_waiters:{" + name + "}"}), 0);
+}
+
 }  // namespace
 }  // namespace holdfast::testing
