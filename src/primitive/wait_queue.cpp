@@ -8,7 +8,8 @@ namespace holdfast::detail {
 
 void WaitQueue::join(std::shared_ptr<Waiter> waiter, bool subscribed) {
     Waiter& joined = *waiter;
-    waiters_.push_back({next_ticket_++, std::move(waiter)});
+    const std::uint64_t id = joined.waiter_id();
+    waiters_.push_back({next_ticket_++, id, std::move(waiter)});
     if (subscribed) joined.on_subscribed();
 }
 
@@ -52,7 +53,7 @@ void WaitQueue::offer(std::size_t count, std::uint64_t from, bool unlisted_only)
         if (!e) return;
         from = e->ticket;
         const auto waiter = e->waiter;  // kept alive while called: it may leave
-        if (unlisted_only && waiter->waiter_id() != 0) continue;
+        if (unlisted_only && e->waiter_id != 0) continue;
         if (waiter->on_wake() && count != wakes::all) --count;
     }
 }
@@ -94,7 +95,7 @@ void WaitQueue::on_refused(const Failure& error) {
 void WaitQueue::named(std::uint64_t id) {
     std::shared_ptr<Waiter> chosen;
     for (const Entry& e : waiters_)
-        if (e.waiter->waiter_id() == id) chosen = e.waiter;
+        if (e.waiter_id == id) chosen = e.waiter;
     // Named here, so alive: the others need not check on it. One that
     // declines is ending: its give-up passes the promise on.
     if (chosen) {
@@ -105,7 +106,7 @@ void WaitQueue::named(std::uint64_t id) {
     // Named elsewhere, maybe dead: one listed waiter here checks later (one
     // per client and lock, not every waiter: a client may hold a million).
     for (const Entry& e : waiters_)
-        if (e.waiter->waiter_id() != 0) {
+        if (e.waiter_id != 0) {
             const auto first = e.waiter;  // kept alive while called
             first->on_named_elsewhere();
             return;

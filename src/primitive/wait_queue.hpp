@@ -37,7 +37,8 @@ public:
     /// A wake-up, offered in join order: true uses it, false passes it on to
     /// the next waiter.
     virtual bool on_wake() = 0;
-    /// The id under which a release may name this waiter (0: it is not listed).
+    /// The id under which a release may name this waiter (0: it is not listed);
+    /// read once, when it joins a queue.
     virtual std::uint64_t waiter_id() const { return 0; }
     /// A release named a waiter in another process (or one gone): the lock
     /// was promised to it. Told to the first listed waiter of a queue only.
@@ -88,7 +89,9 @@ public:
 
 private:
     struct Entry {
-        std::uint64_t ticket;  // join order
+        std::uint64_t ticket;     // join order
+        std::uint64_t waiter_id;  // the waiter's, kept here: a named release reads every entry, and a
+                                  // million waiters' objects are far apart in memory
         std::shared_ptr<Waiter> waiter;
     };
 

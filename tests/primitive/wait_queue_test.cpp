@@ -47,8 +47,10 @@ private:
 
 class WaitQueueTest : public ::testing::Test {
 protected:
-    std::shared_ptr<Recorder> add(const std::string& name, bool subscribed = false) {
+    /// A waiter listed under `id` (0: not listed) joins.
+    std::shared_ptr<Recorder> add(const std::string& name, bool subscribed = false, std::uint64_t id = 0) {
         auto waiter = std::make_shared<Recorder>(name, log);
+        waiter->id = id;
         queue.join(waiter, subscribed);
         return waiter;
     }
@@ -60,8 +62,8 @@ protected:
 // Targeted wake-ups (lock/handoff.lua.part): a release names the waiter it
 // promised the lock to, then publishes Redisson's `0`.
 TEST_F(WaitQueueTest, ANamedWaiterHereAloneIsWoken) {
-    add("a")->id = 100;
-    add("b")->id = 200;
+    add("a", false, 100);
+    add("b", false, 200);
     add("unlisted");
     queue.on_message("200");
     EXPECT_EQ(log, Log{"b"});  // named here, so alive: nobody checks on it
@@ -71,14 +73,14 @@ TEST_F(WaitQueueTest, ANamedWaiterHereAloneIsWoken) {
 // not every one (a client may hold a million waiters).
 TEST_F(WaitQueueTest, ANameElsewhereIsToldToTheFirstListedWaiterOnly) {
     add("unlisted");
-    add("a")->id = 100;
-    add("b")->id = 200;
+    add("a", false, 100);
+    add("b", false, 200);
     queue.on_message("300");
     EXPECT_EQ(log, Log{"a elsewhere"});
 }
 
 TEST_F(WaitQueueTest, TheZeroAfterANameWakesOnlyWaitersThatAreNotListed) {
-    add("a")->id = 100;
+    add("a", false, 100);
     add("unlisted");
     queue.on_message("200");  // another process's waiter
     queue.on_message("0");
@@ -92,7 +94,7 @@ TEST_F(WaitQueueTest, TheZeroAfterANameWakesOnlyWaitersThatAreNotListed) {
 // Resubscribed between a name and its `0`: the next `0` may be a Redisson
 // release's, and must wake a listed waiter.
 TEST_F(WaitQueueTest, AResubscriptionForgetsTheLastName) {
-    add("a")->id = 100;
+    add("a", false, 100);
     queue.on_message("200");
     queue.on_subscribed();
     log.clear();
@@ -105,7 +107,7 @@ TEST_F(WaitQueueTest, AResubscriptionForgetsTheLastName) {
 TEST_F(WaitQueueTest, ANameNobodyHereAnswersToGoesToTheHook) {
     std::vector<std::uint64_t> unclaimed;
     queue.on_unclaimed([&](std::uint64_t id) { unclaimed.push_back(id); });
-    add("a")->id = 100;
+    add("a", false, 100);
     queue.on_message("100");
     queue.on_message("0");
     queue.on_message("300");
@@ -115,8 +117,8 @@ TEST_F(WaitQueueTest, ANameNobodyHereAnswersToGoesToTheHook) {
 }
 
 TEST_F(WaitQueueTest, OnlyNumbersFromTwoUpNameAWaiter) {
-    add("a")->id = 2;
-    add("b")->id = 3;
+    add("a", false, 2);
+    add("b", false, 3);
     // Not names: woken as a message wakes (the first waiter, or all for `1`), never `b` alone.
     for (const char* payload : {"1", "3x", "-3", "", "18446744073709551619"}) {
         log.clear();
