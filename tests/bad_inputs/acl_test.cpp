@@ -97,13 +97,14 @@ TEST_F(NoChannels, KeyPatternsNeedNotCoverTheChannel) {
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
-// Targeted wake-ups need the lock's side keys and TIME (docs/design.md): a
-// user whose key patterns cover only the lock, or whose categories leave out
-// TIME (@fast only), still waits and is woken, as Redisson's waiters are.
+// Targeted wake-ups need the lock's side keys, ZPOPMIN and TIME
+// (docs/design.md): a user whose key patterns cover only the lock, or whose
+// rights leave out one of the two commands, still waits and is woken, as
+// Redisson's waiters are.
 TEST_F(NoChannels, AWaiterWithoutTheSideKeysOrTimeIsStillWoken) {
     for (const std::vector<std::string>& rules :
          {std::vector<std::string>{"resetkeys", "~job", "allchannels"},
-          std::vector<std::string>{"allchannels", "-time"}}) {
+          std::vector<std::string>{"allchannels", "-time"}, std::vector<std::string>{"allchannels", "-zpopmin"}}) {
         std::vector<std::string> setuser{"ACL", "SETUSER", "limited"};
         setuser.insert(setuser.end(), rules.begin(), rules.end());
         raw->command(setuser);
@@ -120,6 +121,21 @@ TEST_F(NoChannels, AWaiterWithoutTheSideKeysOrTimeIsStillWoken) {
         raw->command({"DEL", "job"});
         raw->command({"ACL", "SETUSER", "limited", "reset", "on", ">pw", "~*", "+@all", "resetchannels"});
     }
+}
+
+// A holder that may not run ZPOPMIN cannot name the first listed waiter: its
+// release publishes a bare `0`, which wakes a listed waiter too.
+TEST_F(NoChannels, AReleaseWithoutZpopminStillWakesAListedWaiter) {
+    raw->command({"ACL", "SETUSER", "limited", "allchannels", "-zpopmin"});
+    Client holder(limited()), client(config());
+    Lock held(holder, "job"), lock(client, "job");
+    held.lock();
+    auto waiting = lock.async_lock(client.new_owner());
+    ASSERT_TRUE(eventually([&] { return raw->integer({"ZCARD", "holdfast_lock_waiters:{job}"}) == 1; }));
+    held.unlock();
+    ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(waiting.get());
+    EXPECT_EQ(raw->integer({"EXISTS", "holdfast_lock_handoff:{job}"}), 0);  // no promise was made
 }
 
 // The setters publish too: refused, they set nothing.
