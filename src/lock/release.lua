@@ -29,10 +29,11 @@ if partial_release(ARGV[3], holds, ARGV[2]) then
 end
 local named = nil
 if ARGV[4] ~= '' then
-    -- The first listed, taken off the list: one call, and on the uncontended
-    -- release's missing list as cheap as EXISTS.
+    -- Read only: a write here, before the publish, would break the rule that
+    -- a refused publish changed nothing (ZPOPMIN did). On the uncontended
+    -- release's missing list ZRANGE is as cheap as the EXISTS it replaces.
     if targeted then
-        named = (side('zpopmin', waiters_key) or {})[1]
+        named = (side('zrange', waiters_key, 0, 0) or {})[1]
     end
     if named then
         redis.call(ARGV[4], ARGV[5], named)
@@ -41,6 +42,7 @@ if ARGV[4] ~= '' then
 end
 redis.call('del', KEYS[1])
 if named then
+    side('zrem', waiters_key, named)
     side('set', promise_key, named, 'PX', ARGV[6])
 end
 return 1

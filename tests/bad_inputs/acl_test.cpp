@@ -97,14 +97,13 @@ TEST_F(NoChannels, KeyPatternsNeedNotCoverTheChannel) {
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
-// Targeted wake-ups need the lock's side keys, ZPOPMIN and TIME
-// (docs/design.md): a user whose key patterns cover only the lock, or whose
-// rights leave out one of the two commands, still waits and is woken, as
-// Redisson's waiters are.
+// Targeted wake-ups need the lock's side keys and TIME (docs/design.md): a
+// user whose key patterns cover only the lock, or whose categories leave out
+// TIME (@fast only), still waits and is woken, as Redisson's waiters are.
 TEST_F(NoChannels, AWaiterWithoutTheSideKeysOrTimeIsStillWoken) {
     for (const std::vector<std::string>& rules :
          {std::vector<std::string>{"resetkeys", "~job", "allchannels"},
-          std::vector<std::string>{"allchannels", "-time"}, std::vector<std::string>{"allchannels", "-zpopmin"}}) {
+          std::vector<std::string>{"allchannels", "-time"}}) {
         std::vector<std::string> setuser{"ACL", "SETUSER", "limited"};
         setuser.insert(setuser.end(), rules.begin(), rules.end());
         raw->command(setuser);
@@ -123,10 +122,10 @@ TEST_F(NoChannels, AWaiterWithoutTheSideKeysOrTimeIsStillWoken) {
     }
 }
 
-// A holder that may not run ZPOPMIN cannot name the first listed waiter: its
+// A holder that may not read the list of waiters cannot name the first: its
 // release publishes a bare `0`, which wakes a listed waiter too.
-TEST_F(NoChannels, AReleaseWithoutZpopminStillWakesAListedWaiter) {
-    raw->command({"ACL", "SETUSER", "limited", "allchannels", "-zpopmin"});
+TEST_F(NoChannels, AReleaseThatCannotReadTheListStillWakesAListedWaiter) {
+    raw->command({"ACL", "SETUSER", "limited", "allchannels", "-zrange"});
     Client holder(limited()), client(config());
     Lock held(holder, "job"), lock(client, "job");
     held.lock();
@@ -340,6 +339,31 @@ TEST_F(Revoked, ATrustedReleaseRefusedIsToldAsACheckedOne) {
         << "the release did not run trusted first";
     expect_lock_held("job", client.current_owner());
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u) << "a hold whose release was tried is still renewed";
+}
+
+// The same refusal with a holdfast waiter listed: the trusted twin, refused
+// at its publish, has not touched the list (it reads the first waiter, it
+// does not pop it), so the waiter keeps its place.
+TEST_F(Revoked, ATrustedReleaseRefusedKeepsItsWaitersListed) {
+    raw->command({"SCRIPT", "FLUSH"});
+    Client client(told()), other(config());
+    Lock lock(client, "job"), wanted(other, "job");
+    ASSERT_TRUE(comes_to_trust(lock));
+    lock.lock();
+    auto waiting = wanted.async_lock(other.new_owner());
+    ASSERT_TRUE(eventually([&] { return raw->integer({"ZCARD", "holdfast_lock_waiters:{job}"}) == 1; }));
+    const std::string listed = raw->command({"ZRANGE", "holdfast_lock_waiters:{job}", "0", "0"})->element[0]->str;
+    revoke();
+    EXPECT_TRUE(mentions(error_of<ServerError>([&] { lock.release(); }, errc::no_permission),
+                         expected("'job'", "redisson_lock__channel:{job}")));
+    EXPECT_EQ(raw->command({"SCRIPT", "EXISTS", scripts::lock_release.trusted->sha1})->element[0]->integer, 1)
+        << "the release did not run trusted first";
+    expect_lock_held("job", client.current_owner());
+    auto still = raw->command({"ZRANGE", "holdfast_lock_waiters:{job}", "0", "-1"});
+    ASSERT_EQ(still->elements, 1u) << "the refused release changed the list of waiters";
+    EXPECT_EQ(std::string(still->element[0]->str), listed);
+    EXPECT_EQ(raw->integer({"EXISTS", "holdfast_lock_handoff:{job}"}), 0);
+    EXPECT_NE(waiting.wait_for(0s), std::future_status::ready);
 }
 
 TEST_F(Revoked, ASemaphoreReleaseIsRefusedAndThePermitStaysTaken) {
