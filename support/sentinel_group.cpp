@@ -141,14 +141,38 @@ RedisServer& SentinelGroup::replica() {
 
 std::uint16_t SentinelGroup::failover(std::chrono::seconds within, std::size_t through) {
     const auto old_port = master_port();
-    // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
-    wait_until(
-        [&] {
-            return SyncRedis(sentinels.at(through)->port()).command({"SENTINEL", "FAILOVER", name_})->type !=
-                   REDIS_REPLY_ERROR;
-        },
-        within, "SENTINEL FAILOVER " + name_ + " was refused");
-    return wait_for_new_master(old_port, within);
+    const auto deadline = Clock::now() + within;
+    const auto left = [&] {
+        return std::max(std::chrono::seconds(1),
+                        std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now()));
+    };
+    // A manual failover the sentinel gives up (on a loaded machine the promoted
+    // replica may not confirm within failover-timeout, 3 s) is not tried again
+    // by the sentinel: ask again once that one has surely ended, unless the
+    // sentinel asked already names a new master (then the others follow).
+    constexpr auto one_try = std::chrono::seconds(10);
+    const auto names_old_master = [&] {
+        try {
+            return named_port_of(sentinels.at(through)->port()) == old_port;
+        } catch (const std::exception&) {
+            return true;  // not answering: asking again waits for it
+        }
+    };
+    for (bool ask = true;; ask = names_old_master()) {
+        // -NOGOODSLAVE until the sentinel has seen the replica, -INPROG while one runs: ask again.
+        if (ask)
+            wait_until(
+                [&] {
+                    return SyncRedis(sentinels.at(through)->port()).command({"SENTINEL", "FAILOVER", name_})->type !=
+                           REDIS_REPLY_ERROR;
+                },
+                left(), "SENTINEL FAILOVER " + name_ + " was refused");
+        try {
+            return wait_for_new_master(old_port, std::min(one_try, left()));
+        } catch (const std::runtime_error&) {
+            if (Clock::now() + std::chrono::seconds(1) >= deadline) throw;
+        }
+    }
 }
 
 std::uint16_t SentinelGroup::wait_for_new_master(std::uint16_t old_port, std::chrono::seconds within) {
