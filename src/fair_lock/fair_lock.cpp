@@ -51,8 +51,11 @@ public:
         const std::string budget_ms = std::to_string(core.transport.config().fair_lock_wait_timeout.count());
         // Retries at least every quarter timeout: each retry is its sign of life.
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
-                           mode = try_once ? "try" : "wait", refresh, budget_ms](auto report) {
+        request.attempt = [&core, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
+                           mode = try_once ? "try" : "wait", refresh, budget_ms](const detail::HoldId& hold,
+                                                                                  auto report) {
+            const std::string& name = hold.key;
+            const std::string& owner = hold.owner;
             const FairNames n(name);
             detail::attempt_script(core.transport, scripts::fair_lock_acquire,
                                    {n.hash, n.queue, n.deadlines, n.liveness},
@@ -65,7 +68,9 @@ public:
                                    });
         };
         if (!try_once)
-            request.give_up = [&core, name, owner, budget_ms](std::function<void()> done) {
+            request.give_up = [&core, budget_ms](const detail::HoldId& hold, std::function<void()> done) {
+                const std::string& name = hold.key;
+                const std::string& owner = hold.owner;
                 const FairNames n(name);
                 detail::eval_reporting(core.transport, scripts::fair_lock_give_up,
                                        {n.hash, n.queue, n.deadlines, n.liveness},

@@ -31,7 +31,9 @@ public:
     detail::AcquireRequest acquire(detail::ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const override {
         detail::AcquireRequest request = ReentrantLockKind::acquire(core, name, owner, lease, try_once);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+        request.attempt = [&core, lease_ms = std::to_string(lease.count())](const detail::HoldId& hold, auto report) {
+            const std::string& name = hold.key;
+            const std::string& owner = hold.owner;
             detail::eval_reporting(core.transport, scripts::fenced_lock_acquire, {name, token_key(name)},
                                    {lease_ms, owner, detail::lock_channel(name),
                                     std::string(core.transport.publish_command(name, detail::lock_channel(name)))},

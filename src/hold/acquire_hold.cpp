@@ -9,6 +9,7 @@
 #include "core/client_core.hpp"
 #include "hold/contained.hpp"
 #include "hold/hold.hpp"
+#include "primitive/acquire_operation.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
 #include "transport/channel_listener.hpp"
@@ -21,20 +22,35 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What the steps after the acquire need, shared by their closures.
-struct Acquiring {
+// What a hold's acquire keeps: made before the operation that reads it.
+struct AcquireRecord {
     HoldId hold;
     Keeping keeping;
     bool writes;
     bool gives_back_unknown;
     std::string taken;       // empty: hold.subject(), made only if replica sync needs it
-    AcquireRequest request;  // as prepared: sent again after a refusal by replica sync
+    AcquireRequest request;  // as prepared: run again after a refusal by replica sync
     AcquireHandler done;
     Clock::time_point started = Clock::now();
     // When the attempt that took it was sent: its lease runs from then at the latest.
     Clock::time_point sent;
     // Made only for replica sync's retry: an inline timer would cost every waiter.
     std::unique_ptr<asio::steady_timer> pause;
+};
+
+// One waiter, one allocation: the record and the operation that runs its request.
+class Acquiring final : public AcquireRecord, public AcquireOperation {
+public:
+    Acquiring(ClientCore& core, AcquireRecord record)
+        : AcquireRecord(std::move(record)), AcquireOperation(core.transport, core.wait_queues, hold, request),
+          core_(core) {}
+
+    std::shared_ptr<Acquiring> self() { return std::static_pointer_cast<Acquiring>(shared_from_this()); }
+
+private:
+    void ended(Failure error, bool acquired, std::int64_t token) override;
+
+    ClientCore& core_;
 };
 
 // After replica sync refused (and gave back) what an attempt took: a caller
@@ -59,7 +75,7 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
     // With other holds known, the release verdict gives the extra one back.
     if (error && a.gives_back_unknown && a.request.give_back && outcome_unknown(error) &&
         !(a.keeping.ledger && core.holds.known(hold.key, hold.field) > 0))
-        a.request.give_back([] {});
+        a.request.give_back(hold, [] {});
     // Counted once confirmed: an acquire replicas refused is a failure.
     const auto outcome = error ? Telemetry::Outcome::failed
                          : acquired ? Telemetry::Outcome::acquired
@@ -67,10 +83,13 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
     core.telemetry->acquire_ended(hold.kind, hold.key, outcome, Clock::now() - a.started);
     a.pause.reset();
     auto done = std::move(a.done);
-    done(std::move(error), acquired, token);
+    // Contained (hold/contained.hpp): a caller's async completion needs no wrapper of its own.
+    try {
+        done(std::move(error), acquired, token);
+    } catch (...) {
+        completion_threw(core, hold.kind, hold.key, std::current_exception());
+    }
 }
-
-void run(ClientCore& core, const std::shared_ptr<Acquiring>& a);
 
 // The pause between two tries, ended by a shutdown: the caller is told
 // "shutting down", as every waiter is.
@@ -106,37 +125,33 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
     a->pause = std::make_unique<asio::steady_timer>(core.transport.loop(), replica_retry_pause);
     a->pause->async_wait([&core, a, pause](asio::error_code ec) {
         core.transport.remove_waiter(pause.get());
-        if (!ec) run(core, a);
+        if (!ec) a->start();
     });
 }
 
-void run(ClientCore& core, const std::shared_ptr<Acquiring>& a) {
-    detail::acquire(core.transport, core.wait_queues, std::shared_ptr<const AcquireRequest>(a, &a->request),
-                    [&core, a](Failure error, bool acquired, std::int64_t token) {
-                        if (error || !acquired || !a->writes || !core.transport.syncs_replicas(a->hold.key))
-                            return finish(core, *a, std::move(error), acquired, token);
-                        // Replica sync (docs/deployments.md) before the caller learns it holds it.
-                        sync_acquire(core.transport, a->hold.key, a->taken.empty() ? a->hold.subject() : a->taken,
-                                     a->request.give_back,
-                                     [&core, a, token](Failure e) {
-                                         if (e.is(errc::replicas_unconfirmed)) return refused_by_replicas(core, a, e);
-                                         finish(core, *a, e, !e, e ? 0 : token);
-                                     });
-                    });
+void Acquiring::ended(Failure error, bool acquired, std::int64_t token) {
+    if (error || !acquired || !writes || !core_.transport.syncs_replicas(hold.key))
+        return finish(core_, *this, std::move(error), acquired, token);
+    // Replica sync (docs/deployments.md) before the caller learns it holds it.
+    sync_acquire(core_.transport, hold.key, taken.empty() ? hold.subject() : taken,
+                 [a = self()](std::function<void()> then) { a->request.give_back(a->hold, std::move(then)); },
+                 [a = self(), token](Failure e) {
+                     if (e.is(errc::replicas_unconfirmed)) return refused_by_replicas(a->core_, a, e);
+                     finish(a->core_, *a, e, !e, e ? 0 : token);
+                 });
 }
 
 }  // namespace
 
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
-    auto a = std::make_shared<Acquiring>(Acquiring{std::move(spec.hold), spec.keeping, spec.writes,
-                                                   spec.gives_back_unknown, std::move(spec.taken),
-                                                   std::move(spec.request), std::move(done), Clock::now(), {},
-                                                   nullptr});
+    auto a = std::make_shared<Acquiring>(
+        core, AcquireRecord{std::move(spec.hold), spec.keeping, spec.writes, spec.gives_back_unknown,
+                            std::move(spec.taken), std::move(spec.request), std::move(done), Clock::now(), {}, nullptr});
     AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
     request.sharded = core.transport.shards_channel(a->hold.key, request.channel);
     if (a->keeping.watched) request.sent_at = &a->sent;
-    run(core, a);
+    a->start();
 }
 
 void completion_threw(ClientCore& core, std::string_view kind, const std::string& name, std::exception_ptr error) {

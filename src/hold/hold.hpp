@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "primitive/acquire.hpp"
+#include "primitive/hold_id.hpp"
 #include "primitive/release_verdict.hpp"
 #include "primitive/script_call.hpp"
 #include "transport/script.hpp"
@@ -24,17 +25,6 @@
 namespace holdfast::detail {
 
 class ClientCore;
-
-/// Which hold: names it to the ledger, the watchdog, metrics, events and errors.
-struct HoldId {
-    std::string_view kind;  ///< "fair lock": a literal
-    std::string key;        ///< the primitive's key; replica sync and renewal route by it
-    std::string field;      ///< what counts the owner's holds (a hash field); the ledger's and watchdog's name for it
-    std::string owner;      ///< the owner id ("" for permits, which have none)
-
-    /// "fair lock 'orders'": how errors name it.
-    std::string subject() const;
-};
 
 /// What the client keeps of a hold once the caller is told of it.
 struct Keeping {
@@ -63,7 +53,8 @@ struct AcquireSpec {
     std::string taken;
 };
 
-/// Runs the acquire pipeline; `done` runs once on the loop thread.
+/// Runs the acquire pipeline; `done` runs once on the loop thread, and what
+/// it throws is told as a completion that threw (hold/contained.hpp).
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done);
 
 struct ReleaseSpec {

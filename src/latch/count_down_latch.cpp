@@ -86,9 +86,10 @@ void CountDownLatch::start_await(std::optional<Duration> wait, std::stop_token s
     detail::AcquireRequest request;
     request.channel = latch_channel(name_);
     request.wakes = every_waiter;
-    request.attempt = [&core, name = name_](auto report) {
+    request.attempt = [&core](const detail::HoldId& hold, auto report) {
+        const std::string& name = hold.key;
         core.transport.execute(name, {"GET", name},
-                               [&core, name, report = std::move(report)](detail::Failure error, Reply reply) {
+                               [&core, &name, report = std::move(report)](detail::Failure error, Reply reply) {
                                    if (error) return report(Attempt::failed(std::move(error)));
                                    if (reply.is_error())
                                        return detail::reply_error(

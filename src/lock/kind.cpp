@@ -105,11 +105,22 @@ struct WaiterText {
     std::size_t size = 0;
 };
 
+// Unlists `waiter` from lock `name`, passing on a promise of the free lock made to it.
+void leave_list(ClientCore& core, std::string_view name, std::uint64_t waiter, std::function<void()> done) {
+    const LockNames n(core, name, true);
+    eval_reporting(core.transport, scripts::lock_leave, {n.name()},
+                   {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()), n.channel(),
+                    promise_ms, n.waiters(), n.handoff()},
+                   n.name(), "stop waiting for", [done = std::move(done)](Failure, Reply) {
+                       if (done) done();
+                   });
+}
+
 }  // namespace
 
-// Every step builds the lock's names on its own stack (as a release does):
-// a waiter keeps only the name, not its four derived names, between attempts.
-AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string& owner,
+// Every step builds the lock's names on its own stack (as a release does),
+// from the hold it is given: a waiter keeps no copy of the name or owner.
+AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& name, const std::string&,
                                           std::chrono::milliseconds lease, bool try_once) const {
     AcquireRequest request;
     const LockNames names(core, name, announces_);
@@ -119,30 +130,22 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
     // `tried`: the first attempt lists no waiter (its refusal is followed by
     // the subscription and an attempt that does), so the common path, taken
     // at once, carries no id to unlist. Attempts run one after another.
-    request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), announces = announces_,
-                       waiter = request.waiter_id, tried = false](auto report) mutable {
-        const LockNames n(core, name, announces);
+    request.attempt = [&core, lease_ms = std::to_string(lease.count()), announces = announces_,
+                       waiter = request.waiter_id, tried = false](const HoldId& hold, auto report) mutable {
+        const LockNames n(core, hold.key, announces);
         // The channel and publish command: the release's rights, checked first.
         attempt_script(core.transport, scripts::lock_acquire, {n.name()},
-                       {lease_ms, owner, n.channel(),
+                       {lease_ms, hold.owner, n.channel(),
                         announces ? core.transport.publish_command(n.name(), n.channel()) : "",
                         WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff()},
                        n.name(), "lock", std::move(report));
     };
     if (request.waiter_id == 0) return request;
-    // Leaves the list, passing on a promise of the free lock made to `waiter`.
-    auto leave = [&core, name](std::uint64_t waiter, std::function<void()> done) {
-        const LockNames n(core, name, true);
-        eval_reporting(core.transport, scripts::lock_leave, {n.name()},
-                       {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()),
-                        n.channel(), promise_ms, n.waiters(), n.handoff()},
-                       n.name(), "stop waiting for", [done = std::move(done)](Failure, Reply) {
-                           if (done) done();
-                       });
+    request.give_up = [&core, waiter = request.waiter_id](const HoldId& hold, std::function<void()> done) {
+        leave_list(core, hold.key, waiter, std::move(done));
     };
-    request.give_up = [leave, waiter = request.waiter_id](std::function<void()> done) { leave(waiter, std::move(done)); };
-    request.unclaimed_name = [&core, leave](std::uint64_t waiter) {
-        if (core.gave_out(waiter)) leave(waiter, nullptr);
+    request.unclaimed_name = [&core](const std::string& key, std::uint64_t waiter) {
+        if (core.gave_out(waiter)) leave_list(core, key, waiter, nullptr);
     };
     return request;
 }

@@ -31,7 +31,9 @@ public:
     virtual std::string_view noun() const = 0;
 
     /// How `owner` acquires `name`: attempt, channel, give-up. `try_once`: the
-    /// caller will not wait, so it must not join a queue.
+    /// caller will not wait, so it must not join a queue. The steps get the
+    /// hold ({noun(), name, hold_field(owner), owner}) when they run: they
+    /// need not copy the name or owner.
     virtual AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
                                    std::chrono::milliseconds lease, bool try_once) const = 0;
 

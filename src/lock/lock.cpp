@@ -77,19 +77,20 @@ void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Duration> 
     const std::string& name = lock.name_;
     const Duration ttl = lease.value_or(core.watchdog.lease());
     detail::AcquireSpec spec;
-    spec.hold = {kind->noun(), name, kind->hold_field(owner), owner};
-    spec.request = kind->acquire(core, name, owner, ttl, wait && *wait == Duration::zero());
-    spec.request.attempt = [&core, kind, name, attempt = std::move(spec.request.attempt)](
-                               std::function<void(Attempt)> report) {
-        attempt([&core, kind, name, report = std::move(report)](Attempt result) {
+    spec.hold = {kind->noun(), name, kind->hold_field(owner), std::move(owner)};
+    spec.request = kind->acquire(core, name, spec.hold.owner, ttl, wait && *wait == Duration::zero());
+    spec.request.attempt = [&core, kind, attempt = std::move(spec.request.attempt)](
+                               const detail::HoldId& hold, std::function<void(Attempt)> report) {
+        // The hold outlives the reply: the report keeps its operation.
+        attempt(hold, [&core, kind, &hold, report = std::move(report)](Attempt result) {
             if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
-            refused_without_ttl(core, *kind, name, std::move(report));
+            refused_without_ttl(core, *kind, hold.key, std::move(report));
         });
     };
     spec.request.deadline = detail::deadline_after(wait);
     spec.request.stop = std::move(stop);
-    spec.request.give_back = [&core, kind, name, owner](std::function<void()> then) {
-        kind->release(core, name, owner, "0", [then = std::move(then)](detail::Failure, Reply) { then(); });
+    spec.request.give_back = [&core, kind](const detail::HoldId& hold, std::function<void()> then) {
+        kind->release(core, hold.key, hold.owner, "0", [then = std::move(then)](detail::Failure, Reply) { then(); });
     };
     // The caller's watch (RedLock) renews and judges its members itself.
     spec.keeping = {true, watch == Watch::watchdog, lease ? nullptr : &kind->renew(), ttl};
@@ -168,9 +169,9 @@ void Lock::release() {
     result.get();
 }
 
+// The hold pipeline contains what an acquire's completion throws.
 void Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
                           Completion<bool> done) {
-    done = detail::contained(detail::core_of(*client_), kind_->noun(), name_, std::move(done));
     LockAccess::acquire(
         *this, std::move(owner), wait, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) { done(error, acquired); },
@@ -178,7 +179,6 @@ void Lock::async_try_lock(std::string owner, Duration wait, std::optional<Durati
 }
 
 void Lock::async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done) {
-    done = detail::contained(detail::core_of(*client_), kind_->noun(), name_, std::move(done));
     LockAccess::acquire(
         *this, std::move(owner), std::nullopt, lease,
         [done = std::move(done)](std::exception_ptr error, bool acquired, std::int64_t) { done(error, acquired); },

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "common/quoted.hpp"
-#include "primitive/acquire_machine.hpp"
+#include "primitive/acquire_operation.hpp"
 #include "primitive/names.hpp"
 #include "primitive/wait_queues.hpp"
 #include "telemetry/telemetry.hpp"
@@ -38,162 +38,162 @@ AcquireMachine::Options machine_options(const AcquireRequest& request, const Con
     return options;
 }
 
-// The driver: feeds the machine (primitive/acquire_machine.hpp) what the
-// transport, the timer and the stop token report, and carries out its
-// actions. Lives on the loop thread, but for start().
-class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
-public:
-    AcquireOperation(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
-                     AcquireHandler done)
-        : transport_(transport),
-          queues_(queues),
-          request_(std::move(request)),
-          done_(std::move(done)),
-          machine_(machine_options(*request_, transport.config())) {}
+}  // namespace
 
-    void start() {
-        auto self = shared_from_this();
-        if (!transport_.add_waiter(self)) return run(machine_.closing(closing_error()));
-        // Started before a stop can reach the loop, sent after.
-        const auto first = machine_.start();
-        if (request_->stop.stop_possible()) {
-            std::weak_ptr<AcquireOperation> weak = self;
-            cancel_ = std::make_unique<Cancel>(request_->stop, [weak, &transport = transport_] {
-                transport.run_on_loop([weak] {
-                    if (auto self = weak.lock()) self->run(self->machine_.cancel_requested());
-                });
+AcquireOperation::~AcquireOperation() = default;
+
+void AcquireOperation::start() {
+    auto self = shared_from_this();
+    machine_.emplace(machine_options(request_, transport_.config()));
+    if (!transport_.add_waiter(self)) return run(machine_->closing(closing_error()));
+    // Started before a stop can reach the loop, sent after.
+    const auto first = machine_->start();
+    if (request_.stop.stop_possible()) {
+        std::weak_ptr<AcquireOperation> weak = self;
+        cancel_ = std::make_unique<Cancel>(request_.stop, [weak, &transport = transport_] {
+            transport.run_on_loop([weak] {
+                if (auto self = weak.lock()) self->run(self->machine_->cancel_requested());
             });
-        }
-        // The first attempt is sent from the caller's thread (the last thing
-        // done here): Connection::submit is thread-safe and orders the
-        // operation's writes before the loop sees the reply.
-        run(first);
-    }
-
-    void on_subscribed() override { run(machine_.subscribed()); }
-    bool on_wake() override {
-        const auto actions = machine_.woken();
-        run(actions);
-        return actions.took_wake;
-    }
-    std::uint64_t waiter_id() const override { return request_->waiter_id; }
-    void on_named_elsewhere() override { run(machine_.named_elsewhere(Clock::now())); }
-    void on_closed() override { run(machine_.closing(closing_error())); }
-    void on_refused(const Failure& error) override { run(machine_.channel_refused(error)); }
-
-private:
-    void run(const AcquireMachine::Actions& actions) {
-        for (const Action& action : actions) perform(action);
-    }
-
-    void perform(const Action& action) {
-        switch (action.kind) {
-            case Action::Kind::send_attempt:
-                if (request_->sent_at) *request_->sent_at = Clock::now();
-                return request_->attempt([self = shared_from_this()](Attempt result) {
-                    self->run(self->machine_.attempt_replied(result, Clock::now()));
-                });
-            case Action::Kind::subscribe: count_waiting(); return join();
-            case Action::Kind::unsubscribe: return leave_queue();
-            case Action::Kind::arm_timer: return arm(action.at);
-            case Action::Kind::pass_on:
-                // Also after leaving: a wake-up handed on then goes to the
-                // waiters still in the queue.
-                if (!queue_) return;
-                if (action.after_self) return queue_->pass_on(action.count, this);
-                return queue_->hand_out(action.count);
-            case Action::Kind::give_up: return leave(request_->give_up);
-            case Action::Kind::give_back: return leave(request_->give_back);
-            case Action::Kind::complete: return complete();
-        }
-    }
-
-    // Joins the channel's queue, the one listener all local waiters on the
-    // channel share; runs on_subscribed() at once if the channel is active.
-    void join() {
-        queue_ = queues_.join(request_->channel, shared_from_this(), request_->wakes, request_->sharded,
-                              request_->unclaimed_name);
-    }
-
-    // The last waiter out takes the queue off the channel. Also at the end:
-    // a queue the subscriber let go (refused, closed) goes with its waiters.
-    void leave_queue() {
-        if (queue_) queues_.leave(request_->channel, this);
-    }
-
-    void arm(Clock::time_point at) {
-        count_waiting();
-        // A wait due sooner is left running: a lock's every release moves its
-        // listed waiters' checks later, and that costs no timer call each time.
-        if (armed_ && armed_at_ <= at) return;
-        // Made on first need: an uncontended acquire never sleeps.
-        if (!timer_) timer_.emplace(transport_.loop());
-        timer_->expires_at(at);
-        armed_ = true;
-        armed_at_ = at;
-        timer_->async_wait([self = shared_from_this(), wait = ++waits_](asio::error_code ec) {
-            if (wait != self->waits_) return;  // replaced by a later wait
-            self->armed_ = false;
-            if (!ec) self->run(self->machine_.timer_fired(Clock::now()));
         });
     }
+    // The first attempt is sent from the caller's thread (the last thing
+    // done here): Connection::submit is thread-safe and orders the
+    // operation's writes before the loop sees the reply.
+    run(first);
+}
 
-    // Give-up or give-back: the machine completes once the primitive is done.
-    void leave(const std::function<void(std::function<void()>)>& step) {
-        timer_.reset();
-        step([self = shared_from_this()] { self->run(self->machine_.left()); });
+void AcquireOperation::on_subscribed() { run(machine_->subscribed()); }
+
+bool AcquireOperation::on_wake() {
+    const auto actions = machine_->woken();
+    run(actions);
+    return actions.took_wake;
+}
+
+void AcquireOperation::on_named_elsewhere() { run(machine_->named_elsewhere(Clock::now())); }
+void AcquireOperation::on_closed() { run(machine_->closing(closing_error())); }
+void AcquireOperation::on_refused(const Failure& error) { run(machine_->channel_refused(error)); }
+
+void AcquireOperation::run(const AcquireMachine::Actions& actions) {
+    for (const Action& action : actions) perform(action);
+}
+
+void AcquireOperation::perform(const Action& action) {
+    switch (action.kind) {
+        case Action::Kind::send_attempt:
+            if (request_.sent_at) *request_.sent_at = Clock::now();
+            return request_.attempt(hold_, [self = shared_from_this()](Attempt result) {
+                self->run(self->machine_->attempt_replied(result, Clock::now()));
+            });
+        case Action::Kind::subscribe: count_waiting(); return join();
+        case Action::Kind::unsubscribe: return leave_queue();
+        case Action::Kind::arm_timer: return arm(action.at);
+        case Action::Kind::pass_on:
+            // Also after leaving: a wake-up handed on then goes to the
+            // waiters still in the queue.
+            if (!queue_) return;
+            if (action.after_self) return queue_->pass_on(action.count, this);
+            return queue_->hand_out(action.count);
+        case Action::Kind::give_up: return leave(request_.give_up);
+        case Action::Kind::give_back: return leave(request_.give_back);
+        case Action::Kind::complete: return complete();
+    }
+}
+
+// Joins the channel's queue, the one listener all local waiters on the
+// channel share; runs on_subscribed() at once if the channel is active.
+void AcquireOperation::join() {
+    queue_ = queues_.join(request_.channel, shared_from_this(), request_.wakes, request_.sharded);
+    // The queue keeps the first waiter's hook, with the key (not the waiter's hold).
+    if (request_.unclaimed_name && !queue_->hears_unclaimed())
+        queue_->on_unclaimed([step = request_.unclaimed_name, key = hold_.key](std::uint64_t id) { step(key, id); });
+}
+
+// The last waiter out takes the queue off the channel. Also at the end:
+// a queue the subscriber let go (refused, closed) goes with its waiters.
+void AcquireOperation::leave_queue() {
+    if (queue_) queues_.leave(request_.channel, this);
+}
+
+void AcquireOperation::arm(Clock::time_point at) {
+    count_waiting();
+    // A wait due sooner is left running: a lock's every release moves its
+    // listed waiters' checks later, and that costs no timer call each time.
+    if (armed_ && armed_at_ <= at) return;
+    // Made on first need: an uncontended acquire never sleeps.
+    if (!timer_) timer_.emplace(transport_.loop());
+    timer_->expires_at(at);
+    armed_ = true;
+    armed_at_ = at;
+    timer_->async_wait([self = shared_from_this(), wait = ++waits_](asio::error_code ec) {
+        if (wait != self->waits_) return;  // replaced by a later wait
+        self->armed_ = false;
+        if (!ec) self->run(self->machine_->timer_fired(Clock::now()));
+    });
+}
+
+// Give-up or give-back: the machine completes once the primitive is done.
+void AcquireOperation::leave(const std::function<void(const HoldId&, std::function<void()>)>& step) {
+    timer_.reset();
+    armed_ = false;
+    step(hold_, [self = shared_from_this()] { self->run(self->machine_->left()); });
+}
+
+void AcquireOperation::complete() {
+    // Destroyed here, on the loop: the last reference may be dropped on
+    // the caller's thread (still in start()) after the client is gone.
+    timer_.reset();
+    armed_ = false;
+    cancel_.reset();
+    leave_queue();
+    queue_.reset();
+    transport_.remove_waiter(this);
+    if (waiting_) request_.meter.telemetry->waiting(request_.meter.kind, -1);
+    waiting_ = false;
+    const auto outcome = machine_->outcome();
+    ended(outcome.error, outcome.acquired, outcome.token);
+}
+
+Failure AcquireOperation::closing_error() const {
+    return client_closed("; stopped waiting" +
+                         (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)));
+}
+
+// Counted among the waiters once it first waits.
+void AcquireOperation::count_waiting() {
+    if (waiting_ || !request_.meter.telemetry) return;
+    waiting_ = true;
+    request_.meter.telemetry->waiting(request_.meter.kind, +1);
+}
+
+namespace {
+
+// What a standalone operation owns: made before the operation that reads it.
+struct Standalone {
+    AcquireRequest request;
+    AcquireHandler done;
+};
+
+// An operation with no hold to name: it owns its request and handler.
+class StandaloneAcquire final : private Standalone, public AcquireOperation {
+public:
+    StandaloneAcquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done)
+        : Standalone{std::move(request), std::move(done)},
+          AcquireOperation(transport, queues, no_hold, Standalone::request) {}
+
+private:
+    void ended(Failure error, bool acquired, std::int64_t token) override {
+        auto handler = std::move(done);
+        handler(std::move(error), acquired, token);
     }
 
-    void complete() {
-        // Destroyed here, on the loop: the last reference may be dropped on
-        // the caller's thread (still in acquire()) after the client is gone.
-        timer_.reset();
-        cancel_.reset();
-        leave_queue();
-        queue_.reset();
-        transport_.remove_waiter(this);
-        const auto& outcome = machine_.outcome();
-        if (waiting_) request_->meter.telemetry->waiting(request_->meter.kind, -1);
-        auto done = std::move(done_);
-        done(outcome.error, outcome.acquired, outcome.token);
-    }
-
-    Failure closing_error() const {
-        return client_closed("; stopped waiting" +
-                             (request_->channel.empty() ? std::string() : " on " + quoted(request_->channel)));
-    }
-
-    // Counted among the waiters once it first waits.
-    void count_waiting() {
-        if (waiting_ || !request_->meter.telemetry) return;
-        waiting_ = true;
-        request_->meter.telemetry->waiting(request_->meter.kind, +1);
-    }
-
-    Transport& transport_;
-    WaitQueues& queues_;
-    std::shared_ptr<const AcquireRequest> request_;
-    AcquireHandler done_;
-    AcquireMachine machine_;
-    bool waiting_ = false;
-    // On the loop's own executor type: asio::steady_timer's polymorphic
-    // executor would add 48 bytes to every waiter.
-    using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, asio::io_context::executor_type>;
-    std::optional<Timer> timer_;
-    bool armed_ = false;  // a wait is pending, due at armed_at_
-    Clock::time_point armed_at_{};
-    std::uint64_t waits_ = 0;
-    std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
-    // Only with a stop token that can stop: an inline one would cost every waiter.
-    using Cancel = std::stop_callback<std::function<void()>>;
-    std::unique_ptr<Cancel> cancel_;
+    static inline const HoldId no_hold{};
 };
 
 }  // namespace
 
-void acquire(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
-             AcquireHandler done) {
-    std::make_shared<AcquireOperation>(transport, queues, std::move(request), std::move(done))->start();
+void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done) {
+    std::make_shared<StandaloneAcquire>(transport, queues, std::move(request), std::move(done))->start();
 }
 
 }  // namespace holdfast::detail

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "errors/failure.hpp"
+#include "primitive/hold_id.hpp"
 #include "primitive/wait_queue.hpp"
 
 namespace holdfast::detail {
@@ -64,8 +65,10 @@ struct AcquireRequest {
     std::string channel;
     /// Subscribed with SSUBSCRIBE (Transport::shards_channel; set by the hold pipeline).
     bool sharded = false;
-    /// Runs one attempt and calls its argument with the outcome, on the loop thread.
-    std::function<void(std::function<void(Attempt)>)> attempt;
+    /// Runs one attempt for the hold and calls `report` with the outcome, on
+    /// the loop thread. Every step gets the operation's hold, kept as long as
+    /// the operation: a step need not copy its names.
+    std::function<void(const HoldId& hold, std::function<void(Attempt)> report)> attempt;
     /// nullopt: wait as long as it takes. A deadline already past: one attempt.
     std::optional<std::chrono::steady_clock::time_point> deadline;
     Wakes wakes = redisson_lock_wakes;
@@ -75,21 +78,21 @@ struct AcquireRequest {
     /// Config::lock_handoff_check after it if no later release woke it (the
     /// one named may have died with the promise).
     std::uint64_t waiter_id = 0;
-    /// With a waiter id: run with a name this client gave out that no waiter
-    /// of the channel answers to (it left without unlisting: a failover lost
-    /// its give-up), to pass the free lock's promise on; the channel's queue
-    /// keeps it.
-    std::function<void(std::uint64_t waiter_id)> unclaimed_name;
+    /// With a waiter id: run with the primitive's key and a name this client
+    /// gave out that no waiter of the channel answers to (it left without
+    /// unlisting: a failover lost its give-up), to pass the free lock's
+    /// promise on. The channel's queue keeps the first waiter's, with its key.
+    std::function<void(const std::string& key, std::uint64_t waiter_id)> unclaimed_name;
     /// Set: poll with this backoff instead of listening on a channel.
     std::optional<Backoff> backoff;
     /// Runs when the operation ends without the primitive (deadline or error),
     /// before the handler; calls its argument when done. A fair lock leaves
     /// its queue here.
-    std::function<void(std::function<void()>)> give_up;
+    std::function<void(const HoldId& hold, std::function<void()> done)> give_up;
     /// Runs when an attempt in flight at a stop took the primitive: releases
     /// that hold (one hold, for this owner), then calls its argument. Unset:
     /// such an operation completes as acquired instead.
-    std::function<void(std::function<void()>)> give_back;
+    std::function<void(const HoldId& hold, std::function<void()> done)> give_back;
     /// Requested before the operation completes: it completes as not acquired
     /// (no error) and leaves nothing behind: give-up step run, channel left,
     /// and an attempt in flight awaited, what it took given back.
@@ -105,10 +108,9 @@ struct AcquireRequest {
 using AcquireHandler = std::function<void(Failure error, bool acquired, std::int64_t token)>;
 
 /// Starts an acquire operation on the transport's loop (callable from any
-/// thread); a waiter joins its channel's queue in `queues`, the same client's.
-/// The request is shared, not copied: the hold pipeline sends the same one
-/// again after replica sync refused what an attempt took.
-void acquire(Transport& transport, WaitQueues& queues, std::shared_ptr<const AcquireRequest> request,
-             AcquireHandler done);
+/// thread) for a caller with no hold to name (RedLock's rounds); a waiter
+/// joins its channel's queue in `queues`, the same client's. The hold
+/// pipeline runs its own (primitive/acquire_operation.hpp).
+void acquire(Transport& transport, WaitQueues& queues, AcquireRequest request, AcquireHandler done);
 
 }  // namespace holdfast::detail

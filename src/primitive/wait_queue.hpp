@@ -57,10 +57,13 @@ public:
     explicit WaitQueue(Wakes wakes) : wakes_(wakes) {}
 
     /// Told each name no waiter here has (a waiter of this client that left
-    /// without unlisting, its promise to pass on); kept while the queue lives.
+    /// without unlisting, its promise to pass on); the first one given is
+    /// kept while the queue lives.
     void on_unclaimed(Unclaimed unclaimed) {
         if (unclaimed && !unclaimed_) unclaimed_ = std::move(unclaimed);
     }
+    /// Has its hook: a waiter need not make one.
+    bool hears_unclaimed() const { return static_cast<bool>(unclaimed_); }
 
     /// Adds `waiter` at the end; `subscribed`: the channel is listened to
     /// already, so it is told on_subscribed() at once.

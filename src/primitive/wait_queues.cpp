@@ -5,15 +5,13 @@
 namespace holdfast::detail {
 
 std::shared_ptr<WaitQueue> WaitQueues::join(const std::string& channel, std::shared_ptr<Waiter> waiter, Wakes wakes,
-                                            bool sharded, Unclaimed unclaimed) {
+                                            bool sharded) {
     if (auto it = queues_.find(channel); it != queues_.end() && !it->second.queue->off_channel()) {
         const auto queue = it->second.queue;  // held: the waiter is told at once, and may leave
-        queue->on_unclaimed(std::move(unclaimed));
         queue->join(std::move(waiter), subscriber_.active(channel));
         return queue;
     }
     auto queue = std::make_shared<WaitQueue>(wakes);
-    queue->on_unclaimed(std::move(unclaimed));
     queues_.insert_or_assign(channel, Kept{queue});
     queue->join(std::move(waiter), false);
     subscriber_.add(channel, queue, sharded);

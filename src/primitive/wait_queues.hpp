@@ -39,11 +39,10 @@ public:
     /// `waiter` joins `channel`'s queue: the one there, or a new one that
     /// reads messages with `wakes`, added to the subscriber (SSUBSCRIBE if
     /// `sharded`). It is told on_subscribed() at once if the channel is
-    /// listened to already. `unclaimed`: the queue's hook for names no waiter
-    /// answers to (WaitQueue::on_unclaimed). Returns the queue, to pass
-    /// wake-ups on in.
+    /// listened to already. Returns the queue, to pass wake-ups on in (and
+    /// give it its hook for names no waiter answers to: WaitQueue::on_unclaimed).
     std::shared_ptr<WaitQueue> join(const std::string& channel, std::shared_ptr<Waiter> waiter, Wakes wakes,
-                                    bool sharded, Unclaimed unclaimed = nullptr);
+                                    bool sharded);
     /// `waiter` leaves `channel`'s queue (no-op if it is not in it); a queue
     /// left empty stays on its channel until a sweep finds it empty twice.
     void leave(const std::string& channel, const Waiter* waiter);

@@ -105,7 +105,8 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     request.backoff = detail::Backoff{};
     request.deadline = detail::deadline_after(wait);
     request.stop = std::move(stop);
-    request.attempt = [state = state_, owners, used, valid_until, &home](std::function<void(Attempt)> report) {
+    request.attempt = [state = state_, owners, used, valid_until, &home](const detail::HoldId&,
+                                                                        std::function<void(Attempt)> report) {
         // The skeleton runs on the home loop; a round ends on any member's. The
         // report is moved out there, so no closure left on another loop keeps
         // the operation (and its timer on the home loop) alive.
@@ -120,7 +121,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     };
     // A stop that lands while a round is in flight: what the round took goes
     // back (members it did not take refuse, harmlessly), on the home loop.
-    request.give_back = [state = state_, owners, &home](std::function<void()> then) {
+    request.give_back = [state = state_, owners, &home](const detail::HoldId&, std::function<void()> then) {
         const auto& locks = state->locks();
         detail::fan_out<detail::Failure>(
             locks.size(), detail::every_member(locks.size()),
@@ -130,7 +131,7 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
             [](const Tally<detail::Failure>&) { return false; },
             [&home, then = std::move(then)](const Tally<detail::Failure>&) { home.run_on_loop(then); });
     };
-    detail::acquire(home, state_->home_queues(), std::make_shared<const detail::AcquireRequest>(std::move(request)),
+    detail::acquire(home, state_->home_queues(), std::move(request),
                     [state = state_, owners, used, renewed = !lease, valid_until, done = std::move(done)](
                         detail::Failure error, bool acquired, std::int64_t) {
                         if (acquired) state->add_hold(owners, used, renewed, *valid_until);

@@ -30,11 +30,13 @@ public:
         return {name, rwlock_timeout_key(name, "owner", 1)};
     }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string&,
                            std::chrono::milliseconds lease, bool) const override {
         AcquireRequest request;
         request.channel = rwlock_channel(name);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+        request.attempt = [&core, lease_ms = std::to_string(lease.count())](const HoldId& hold, auto report) {
+            const std::string& name = hold.key;
+            const std::string& owner = hold.owner;
             attempt_script(core.transport, scripts::rwlock_read_acquire, {name},
                            {lease_ms, owner, writer_field(owner), rwlock_channel(name),
                             std::string(core.transport.publish_command(name, rwlock_channel(name)))},
@@ -69,16 +71,18 @@ public:
         return {name, rwlock_timeout_key(name, "owner", 1)};
     }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string&,
                            std::chrono::milliseconds lease, bool) const override {
         AcquireRequest request;
         request.channel = rwlock_channel(name);
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count())](auto report) {
+        request.attempt = [&core, lease_ms = std::to_string(lease.count())](const HoldId& hold, auto report) {
+            const std::string& name = hold.key;
+            const std::string& owner = hold.owner;
             eval_reporting(core.transport, scripts::rwlock_write_acquire, {name},
                            {lease_ms, writer_field(owner), owner, rwlock_channel(name),
                             std::string(core.transport.publish_command(name, rwlock_channel(name)))},
                            name,
-                           "write lock", [name, owner, report = std::move(report)](Failure error, Reply reply) {
+                           "write lock", [&name, &owner, report = std::move(report)](Failure error, Reply reply) {
                                if (error) return report(Attempt::failed(std::move(error)));
                                if (reply.is_nil()) return report(Attempt::acquired());
                                if (reply.is_integer()) return report(Attempt::refused(reply.integer));

@@ -103,7 +103,9 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.channel = detail::semaphore_channel(name);
     request.wakes = detail::semaphore_wakes;
     std::string permit = new_permit();
-    request.attempt = [&core, name, timeouts = timeouts_, channel = request.channel, permit, lease](auto report) {
+    request.attempt = [&core, timeouts = timeouts_, channel = request.channel, permit,
+                       lease](const detail::HoldId& hold, auto report) {
+        const std::string& name = hold.key;
         const std::int64_t now = epoch_ms();
         detail::eval_reporting(
             core.transport, scripts::semaphore_expirable_acquire, {name, timeouts},
@@ -121,7 +123,9 @@ void PermitExpirableSemaphore::start_acquire(std::optional<Duration> wait, std::
     request.stop = std::move(stop);
     // The permit an attempt took that the caller will not be told of (a stop
     // landed, replicas did not confirm it, no reply came) goes back by its id.
-    request.give_back = [&core, name, timeouts = timeouts_, channel = request.channel, permit](std::function<void()> then) {
+    request.give_back = [&core, timeouts = timeouts_, channel = request.channel,
+                         permit](const detail::HoldId& hold, std::function<void()> then) {
+        const std::string& name = hold.key;
         core.transport.eval(scripts::semaphore_expirable_release, {name, timeouts},
                             {std::to_string(epoch_ms()), std::string(core.transport.publish_command(name, detail::semaphore_channel(name))), permit, channel},
                             [then = std::move(then)](detail::Failure, Reply) { then(); });

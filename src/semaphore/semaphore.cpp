@@ -60,8 +60,9 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.wakes = detail::semaphore_wakes;
     // A waiter for several permits may be refused while some are free, which
     // a waiter for fewer could use: it passes its wake-up on.
-    request.attempt = [&core, name = name_, noun = noun_, count = std::to_string(permits),
-                       pass_on = permits > 1](auto report) {
+    request.attempt = [&core, noun = noun_, count = std::to_string(permits),
+                       pass_on = permits > 1](const detail::HoldId& hold, auto report) {
+        const std::string& name = hold.key;
         detail::eval_reporting(
             core.transport, scripts::semaphore_acquire, {name},
             {count, detail::semaphore_channel(name), std::string(core.transport.publish_command(name, detail::semaphore_channel(name)))}, name,
@@ -76,7 +77,8 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.stop = std::move(stop);
     // Permits taken but not to be reported (a stop landed during the
     // attempt, or replicas did not confirm them) are released.
-    request.give_back = [&core, name = name_, permits](std::function<void()> then) {
+    request.give_back = [&core, permits](const detail::HoldId& hold, std::function<void()> then) {
+        const std::string& name = hold.key;
         core.transport.eval(scripts::semaphore_release, {name},
                             {std::to_string(permits), core.transport.publish_command(name, detail::semaphore_channel(name)), detail::semaphore_channel(name)},
                             [then = std::move(then)](detail::Failure, Reply) { then(); });

@@ -25,14 +25,17 @@ class SimpleLockKind final : public detail::LockKind {
 public:
     std::string_view noun() const override { return "simple lock"; }
 
-    AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
+    AcquireRequest acquire(ClientCore& core, const std::string&, const std::string&,
                            std::chrono::milliseconds lease, bool try_once) const override {
         AcquireRequest request;
         request.backoff = detail::Backoff{};
-        request.attempt = [&core, name, owner, lease_ms = std::to_string(lease.count()), try_once](auto report) {
+        request.attempt = [&core, lease_ms = std::to_string(lease.count()), try_once](const detail::HoldId& hold,
+                                                                                     auto report) {
+            const std::string& name = hold.key;
+            const std::string& owner = hold.owner;
             detail::eval_reporting(
                 core.transport, scripts::simple_lock_acquire, {name}, {lease_ms, owner}, name, "lock",
-                [name, owner, try_once, report = std::move(report)](detail::Failure error, Reply reply) {
+                [&name, &owner, try_once, report = std::move(report)](detail::Failure error, Reply reply) {
                     if (error) return report(Attempt::failed(std::move(error)));
                     if (reply.is_nil()) return report(Attempt::acquired());
                     if (reply.integer != held_by_caller || try_once) return report(Attempt::refused(reply.integer));

@@ -1,0 +1,80 @@
+// The driver of one acquire (primitive/acquire.hpp): feeds the machine
+// (primitive/acquire_machine.hpp) what the transport, the timer and the stop
+// token report, and carries out its actions. A caller that keeps more per
+// waiter (the hold pipeline) derives from it and owns the hold and request,
+// so that a waiter is one allocation. Lives on the loop thread, but for start().
+#pragma once
+
+#include <asio.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+
+#include "primitive/acquire.hpp"
+#include "primitive/acquire_machine.hpp"
+#include "primitive/hold_id.hpp"
+#include "primitive/wait_queue.hpp"
+
+namespace holdfast::detail {
+
+class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
+public:
+    /// Runs the request; ended() tells how it went. May run again once
+    /// ended (the hold pipeline's retry after replica sync refused a hold).
+    /// The first attempt is sent from the calling thread; the object must be
+    /// owned by a shared_ptr.
+    void start();
+
+    void on_subscribed() override;
+    bool on_wake() override;
+    std::uint64_t waiter_id() const override { return request_.waiter_id; }
+    void on_named_elsewhere() override;
+    void on_closed() override;
+    void on_refused(const Failure& error) override;
+
+protected:
+    /// `hold` and `request` are the derived object's, kept as long as it.
+    AcquireOperation(Transport& transport, WaitQueues& queues, const HoldId& hold, const AcquireRequest& request)
+        : transport_(transport), queues_(queues), hold_(hold), request_(request) {}
+    ~AcquireOperation() override;
+
+    /// The run ended: error set, or whether the primitive was acquired (with
+    /// the attempt's token). On the loop thread, after the operation left its channel.
+    virtual void ended(Failure error, bool acquired, std::int64_t token) = 0;
+
+private:
+    void run(const AcquireMachine::Actions& actions);
+    void perform(const AcquireMachine::Action& action);
+    void join();
+    void leave_queue();
+    void arm(std::chrono::steady_clock::time_point at);
+    void leave(const std::function<void(const HoldId&, std::function<void()>)>& step);
+    void complete();
+    Failure closing_error() const;
+    void count_waiting();
+
+    Transport& transport_;
+    WaitQueues& queues_;
+    const HoldId& hold_;
+    const AcquireRequest& request_;
+    std::optional<AcquireMachine> machine_;  // made by each start()
+    bool waiting_ = false;
+    // On the loop's own executor type: asio::steady_timer's polymorphic
+    // executor would add 48 bytes to every waiter.
+    using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                                             asio::io_context::executor_type>;
+    std::optional<Timer> timer_;
+    bool armed_ = false;  // a wait is pending, due at armed_at_
+    std::chrono::steady_clock::time_point armed_at_{};
+    std::uint64_t waits_ = 0;
+    std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
+    // Only with a stop token that can stop: an inline one would cost every waiter.
+    using Cancel = std::stop_callback<std::function<void()>>;
+    std::unique_ptr<Cancel> cancel_;
+};
+
+}  // namespace holdfast::detail
