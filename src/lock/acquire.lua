@@ -41,7 +41,7 @@ if waiter ~= '' then
     end
     -- Listed or not (out of memory), the caller is refused the same way.
     local now = side('time')
-    if now then
+    if now and side('exists', KEYS[1], waiters_key) then
         side('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
         side('pexpire', waiters_key, waiters_kept_ms)
     end

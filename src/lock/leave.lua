@@ -33,6 +33,8 @@ end
 side('del', promise_key)
 if named then
     side('zrem', waiters_key, named)
-    side('set', promise_key, named, 'PX', ARGV[4])
+    if side('exists', waiters_key, promise_key) then
+        side('set', promise_key, named, 'PX', ARGV[4])
+    end
 end
 return 1

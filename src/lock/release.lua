@@ -43,6 +43,8 @@ end
 redis.call('del', KEYS[1])
 if named then
     side('zrem', waiters_key, named)
-    side('set', promise_key, named, 'PX', ARGV[6])
+    if side('exists', waiters_key, promise_key) then
+        side('set', promise_key, named, 'PX', ARGV[6])
+    end
 end
 return 1

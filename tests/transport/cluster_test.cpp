@@ -323,6 +323,95 @@ TEST_F(ClusterTest, AWaiterIsWokenWhileItsSlotMigrates) {
     cluster->finish_move(slot, 0);
 }
 
+// Script runs a node served and answered without an error: the NOSCRIPT
+// of an EVALSHA followed by its EVAL counts once.
+long long scripts_run(const support::RedisCluster& cluster, std::size_t node) {
+    const auto reply = support::SyncRedis(cluster.port(node)).command({"INFO", "commandstats"});
+    const std::string text(reply->str, reply->len);
+    long long total = 0;
+    for (const std::string command : {"evalsha", "eval"}) {
+        const auto at = text.find("cmdstat_" + command + ":");
+        if (at == std::string::npos) continue;
+        const auto field = [&](const std::string& key) {
+            const auto from = text.find(key + "=", at);
+            return from == std::string::npos ? 0LL : std::stoll(text.substr(from + key.size() + 1));
+        };
+        total += field("calls") - field("failed_calls");
+    }
+    return total;
+}
+
+// Keys moving one at a time, as a reshard moves them: the lock already at
+// its new owner, its list of waiters still at the old one. A waiter that
+// meets the lock there (ASK) must not list itself in a copy of the list at
+// the new owner: the list's own MIGRATE would then find it at both and fail
+// (BUSYKEY), and the reshard could not end.
+TEST_F(ClusterTest, AWaiterMidMigrationMakesNoSecondListOfWaiters) {
+    Client holder(config()), first_client(config()), second_client(config());
+    const std::string name = name_on(2, "listed-");
+    const std::string waiters = "holdfast_lock_waiters:{" + name + "}";
+    const std::string channel = "redisson_lock__channel:{" + name + "}";
+    const auto slot = detail::key_slot(name);
+    Lock held(holder, name), first(first_client, name), second(second_client, name);
+    held.lock(std::chrono::seconds(60));
+    const std::string first_owner = first_client.new_owner(), second_owner = second_client.new_owner();
+    auto first_waits = first.async_lock(first_owner);
+    ASSERT_TRUE(eventually([&] { return on(2, {"ZCARD", waiters}) == 1; }));
+    cluster->start_move(slot, 0);
+    support::SyncRedis(cluster->port(2)).command(
+        {"MIGRATE", "127.0.0.1", std::to_string(cluster->port(0)), name, "0", "5000"});
+    const long long before = scripts_run(*cluster, 0);
+    auto second_waits = second.async_lock(second_owner);
+    // Both its attempts, the second listing it, ran at the new owner.
+    ASSERT_TRUE(eventually([&] {
+        return subscribers(channel, true) + subscribers(channel, false) == 2 && scripts_run(*cluster, 0) >= before + 2;
+    }));
+    support::SyncRedis target(cluster->port(0));
+    target.command({"ASKING"});
+    EXPECT_EQ(target.integer({"EXISTS", waiters}), 0) << "a second list of waiters at the new owner";
+    EXPECT_NO_THROW(cluster->finish_move(slot, 0));
+    // The list moved (the second waiter may list itself there now: its
+    // sharded channel moved too, and a resubscribed waiter tries again).
+    EXPECT_GE(on(0, {"ZCARD", waiters}), 1);
+    held.unlock();
+    ASSERT_EQ(first_waits.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_TRUE(first_waits.get());
+    first.async_unlock(first_owner).get();
+    ASSERT_EQ(second_waits.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_TRUE(second_waits.get());
+    second.async_unlock(second_owner).get();
+}
+
+// The same for a release's promise: the lock and its list at the new owner,
+// a promise still at the old one (here one made up, that lasts 2 s). The
+// release there names its first waiter but makes no second promise, and the
+// waiter takes the lock once the old promise has lapsed.
+TEST_F(ClusterTest, AReleaseMidMigrationMakesNoSecondPromise) {
+    Client holder(config()), waiter_client(config());
+    const std::string name = name_on(2, "promised-");
+    const std::string waiters = "holdfast_lock_waiters:{" + name + "}";
+    const std::string promise = "holdfast_lock_handoff:{" + name + "}";
+    const auto slot = detail::key_slot(name);
+    Lock held(holder, name), wanted(waiter_client, name);
+    held.lock(std::chrono::seconds(60));
+    const std::string owner = waiter_client.new_owner();
+    auto waits = wanted.async_lock(owner);
+    ASSERT_TRUE(eventually([&] { return on(2, {"ZCARD", waiters}) == 1; }));
+    support::SyncRedis source(cluster->port(2));
+    source.command({"SET", promise, "1", "PX", "2000"});
+    cluster->start_move(slot, 0);
+    for (const std::string& key : {name, waiters})
+        source.command({"MIGRATE", "127.0.0.1", std::to_string(cluster->port(0)), key, "0", "5000"});
+    held.unlock();
+    support::SyncRedis target(cluster->port(0));
+    target.command({"ASKING"});
+    EXPECT_EQ(target.integer({"EXISTS", promise}), 0) << "a second promise at the new owner";
+    EXPECT_NO_THROW(cluster->finish_move(slot, 0));
+    ASSERT_EQ(waits.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    EXPECT_TRUE(waits.get());
+    wanted.async_unlock(owner).get();
+}
+
 TEST_F(ClusterTest, MultiLockAcrossMasters) {
     Client client(config());
     Lock a(client, name_on(0, "multi-")), b(client, name_on(1, "multi-")), c(client, name_on(2, "multi-"));
