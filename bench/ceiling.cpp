@@ -129,7 +129,8 @@ Ceiling measure_ceiling(std::uint16_t plain_port, const Durations& durations, co
     // name, ARGV = lease, owner, channel, "publish", "" (a first attempt lists
     // no waiter), the waiters and promise keys; release KEYS = name, ARGV =
     // "0", lease, owner, "publish", channel, the promise ms, the waiters and
-    // promise keys.
+    // promise keys (without the trailing cluster flag: these calls list no
+    // waiter and name none, so never reach what it guards).
     const std::string channel = "redisson_lock__channel:{" + tag + "}";
     const std::string waiters = "holdfast_lock_waiters:{" + tag + "}", promise = "holdfast_lock_handoff:{" + tag + "}";
     const std::vector<std::string> acquire{"EVALSHA", acquire_sha, "1", prefix + ":acquire:__rand_int__", lease_ms,

@@ -5,12 +5,13 @@
 -- caller's waiter id (empty: not listed, as a caller that will not wait, or
 -- a first attempt: the waiter lists itself from its attempt once subscribed),
 -- ARGV[6] the waiters `holdfast_lock_waiters:{name}` and ARGV[7] the promise
--- `holdfast_lock_handoff:{name}` (both empty: none).
+-- `holdfast_lock_handoff:{name}` (both empty: none), ARGV[8] '1' on a
+-- cluster, where the lock's slot may migrate.
 -- Reply nil when taken (or re-entered), else ms to wait: the holder's
 -- remaining PTTL, or what is left of a promise to another waiter; a NOPERM
 -- error, nothing taken, when the user could not release it.
 -- include: ../primitive/release_rights.lua.part
-local waiters_key, promise_key = ARGV[6] or '', ARGV[7] or ''
+local waiters_key, promise_key, slot_moves = ARGV[6] or '', ARGV[7] or '', ARGV[8] == '1'
 -- include: handoff.lua.part
 local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
     'releasing the lock')
@@ -41,7 +42,7 @@ if waiter ~= '' then
     end
     -- Listed or not (out of memory), the caller is refused the same way.
     local now = side('time')
-    if now and side('exists', KEYS[1], waiters_key) then
+    if now and (not slot_moves or side('exists', KEYS[1], waiters_key)) then
         side('zadd', waiters_key, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), waiter)
         side('pexpire', waiters_key, waiters_kept_ms)
     end

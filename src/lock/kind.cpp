@@ -73,6 +73,7 @@ public:
             else
                 text_.resize(waiters_end = channel_end);
         }
+        if (core.transport.config().topology == Topology::cluster) slot_moves_ = "1";
         name_ = view(0, name.size());
         channel_ = view(name.size(), channel_end);
         waiters_ = view(channel_end, waiters_end);
@@ -86,13 +87,15 @@ public:
     std::string_view waiters() const { return waiters_; }  // both empty, or both set
     std::string_view handoff() const { return handoff_; }
     bool targeted() const { return !handoff_.empty(); }
+    /// "1" on a cluster, where the lock's slot may migrate (lock/handoff.lua.part).
+    std::string_view slot_moves() const { return slot_moves_; }
 
 private:
     std::string_view view(std::size_t from, std::size_t to) const { return {text_.data() + from, to - from}; }
     std::array<std::byte, 320> frame_;
     std::pmr::monotonic_buffer_resource memory_{frame_.data(), frame_.size()};  // then the heap
     std::pmr::string text_{&memory_};  // name, channel, waiters, handoff; never reallocated after the constructor
-    std::string_view name_, channel_, waiters_, handoff_;
+    std::string_view name_, channel_, waiters_, handoff_, slot_moves_;
 };
 
 // A waiter id as the scripts take it ("" for 0: not listed), without allocating.
@@ -110,7 +113,7 @@ void leave_list(ClientCore& core, std::string_view name, std::uint64_t waiter, s
     const LockNames n(core, name, true);
     eval_reporting(core.transport, scripts::lock_leave, {n.name()},
                    {WaiterText(waiter).view(), core.transport.publish_command(n.name(), n.channel()), n.channel(),
-                    promise_ms, n.waiters(), n.handoff()},
+                    promise_ms, n.waiters(), n.handoff(), n.slot_moves()},
                    n.name(), "stop waiting for", [done = std::move(done)](Failure, Reply) {
                        if (done) done();
                    });
@@ -137,7 +140,8 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
         attempt_script(core.transport, scripts::lock_acquire, {n.name()},
                        {lease_ms, hold.owner, n.channel(),
                         announces ? core.transport.publish_command(n.name(), n.channel()) : "",
-                        WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff()},
+                        WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff(),
+                        n.slot_moves()},
                        n.name(), "lock", std::move(report));
     };
     if (request.waiter_id == 0) return request;
@@ -156,7 +160,7 @@ void ReentrantLockKind::release(ClientCore& core, const std::string& name, const
     eval_reporting(core.transport, scripts::lock_release, {name},
                    {unlock_message, lease_ms, owner,
                     announces_ ? core.transport.publish_command(name, n.channel()) : "", n.channel(), promise_ms,
-                    n.waiters(), n.handoff()},
+                    n.waiters(), n.handoff(), n.slot_moves()},
                    name, "unlock", std::move(done));
 }
 

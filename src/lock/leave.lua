@@ -4,10 +4,11 @@
 -- lock made to it goes to the next listed waiter, or, with none, to whoever
 -- asks first, told by a bare `0`.
 -- KEYS[1] lock hash; ARGV[1] waiter id, ARGV[2] publish command, ARGV[3]
--- channel, ARGV[4] promise ms, ARGV[5] waiters, ARGV[6] promise.
+-- channel, ARGV[4] promise ms, ARGV[5] waiters, ARGV[6] promise, ARGV[7] '1'
+-- on a cluster, where the lock's slot may migrate.
 -- Reply 1 when a promise was passed on, else 0.
 -- include: ../primitive/release_rights.lua.part
-local waiters_key, promise_key = ARGV[5] or '', ARGV[6] or ''
+local waiters_key, promise_key, slot_moves = ARGV[5] or '', ARGV[6] or '', ARGV[7] == '1'
 -- include: handoff.lua.part
 if not targeted then
     return 0
@@ -33,7 +34,7 @@ end
 side('del', promise_key)
 if named then
     side('zrem', waiters_key, named)
-    if side('exists', waiters_key, promise_key) then
+    if not slot_moves or side('exists', waiters_key, promise_key) then
         side('set', promise_key, named, 'PX', ARGV[4])
     end
 end

@@ -5,7 +5,8 @@
 -- owner id, ARGV[4] publish command (publish or spublish; empty: the spin
 -- lock, which announces nothing), ARGV[5] channel; for targeted wake-ups
 -- (handoff.lua.part), ARGV[6] how long the first listed waiter is promised
--- the lock (ms), ARGV[7] the waiters and ARGV[8] the promise (empty: none).
+-- the lock (ms), ARGV[7] the waiters and ARGV[8] the promise (empty: none),
+-- ARGV[9] '1' on a cluster, where the lock's slot may migrate.
 -- The channel is no key: declared, it would fail the call in a slot being
 -- migrated (TRYAGAIN: a key that never exists) and need a key ACL pattern.
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
@@ -14,7 +15,7 @@
 -- the lock unchanged (waiters see the message after the script).
 -- include: ../primitive/release_rights.lua.part
 -- include: partial_release.lua.part
-local waiters_key, promise_key = ARGV[7] or '', ARGV[8] or ''
+local waiters_key, promise_key, slot_moves = ARGV[7] or '', ARGV[8] or '', ARGV[9] == '1'
 -- include: handoff.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
 if refused then
@@ -43,7 +44,7 @@ end
 redis.call('del', KEYS[1])
 if named then
     side('zrem', waiters_key, named)
-    if side('exists', waiters_key, promise_key) then
+    if not slot_moves or side('exists', waiters_key, promise_key) then
         side('set', promise_key, named, 'PX', ARGV[6])
     end
 end
