@@ -67,14 +67,14 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
     const HoldId& hold = a.hold;
     // Recorded before the caller learns it holds it, so renewal never lags.
     if (!error && acquired) {
-        if (a.keeping.ledger) core.holds.taken(hold.key, hold.field);
+        if (a.keeping.ledger) core.holds.taken(hold.key, hold.counted_as());
         if (a.keeping.watched)
-            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.field, a.sent, a.keeping.ttl);
+            core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.counted_as(), a.sent, a.keeping.ttl);
     }
     // Given back as Redisson does, instead of left held until its lease ends.
     // With other holds known, the release verdict gives the extra one back.
     if (error && a.gives_back_unknown && a.request.give_back && outcome_unknown(error) &&
-        !(a.keeping.ledger && core.holds.known(hold.key, hold.field) > 0))
+        !(a.keeping.ledger && core.holds.known(hold.key, hold.counted_as()) > 0))
         a.request.give_back(hold, [] {});
     // Counted once confirmed: an acquire replicas refused is a failure.
     const auto outcome = error ? Telemetry::Outcome::failed

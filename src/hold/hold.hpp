@@ -77,7 +77,8 @@ struct ReleaseOutcome {
     Failure error;
 };
 
-/// Runs the release pipeline; `done` runs once on the loop thread. A failed
+/// Runs the release pipeline; `done` runs once on the loop thread, and what
+/// it throws is told as a completion that threw (hold/contained.hpp). A failed
 /// release has already been reported (event, metric, lease-lost token) when
 /// `done` runs, so a caller that drops the outcome loses nothing.
 void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(ReleaseOutcome)> done);

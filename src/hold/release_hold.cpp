@@ -7,6 +7,7 @@
 
 #include "common/quoted.hpp"
 #include "core/client_core.hpp"
+#include "hold/contained.hpp"
 #include "hold/hold.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
@@ -97,7 +98,7 @@ void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
 // it or the hold's lease is over, unless the owner took the lock again meanwhile.
 void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
     const HoldId& hold = r->spec.hold;
-    if (std::chrono::steady_clock::now() >= r->retry_until || core.holds.known(hold.key, hold.field) > 0) return;
+    if (std::chrono::steady_clock::now() >= r->retry_until || core.holds.known(hold.key, hold.counted_as()) > 0) return;
     r->retry.emplace(core.transport.loop(), core.transport.config().replica_sync_timeout);
     r->retry->async_wait([&core, r](asio::error_code ec) {
         if (ec) return;
@@ -113,11 +114,11 @@ void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
 void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const Failure& error) {
     const HoldId& hold = r->spec.hold;
     // Read before the watchdog forgets the hold: a hold lost locally is told as such.
-    const auto lost_for = core.watchdog.lost_for(hold.key, hold.field);
-    const std::int64_t known = r->spec.ledger ? core.holds.known(hold.key, hold.field) : 1;
+    const auto lost_for = core.watchdog.lost_for(hold.key, hold.counted_as());
+    const std::int64_t known = r->spec.ledger ? core.holds.known(hold.key, hold.counted_as()) : 1;
     const ReleaseDecision decision = judge({said, known, lost_for.has_value(), !r->unconfirmed.empty()});
     const auto held_for =
-        core.holds.given_back(hold.key, hold.field, decision.ledger == ReleaseDecision::Ledger::forget);
+        core.holds.given_back(hold.key, hold.counted_as(), decision.ledger == ReleaseDecision::Ledger::forget);
     if (decision.count_hold_time && held_for) core.telemetry->held(hold.kind, *held_for);
     ReleaseOutcome outcome{decision.verdict, failure(core, hold, decision.verdict, error, lost_for,
                                                      said != ReleaseReply::not_held, r->unconfirmed)};
@@ -128,9 +129,14 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
     }
     auto finish = [&core, r, decision, outcome = std::move(outcome)] {
         const HoldId& hold = r->spec.hold;
-        if (decision.end_renewal) core.watchdog.untrack(hold.key, hold.field, decision.tell_lost);
+        if (decision.end_renewal) core.watchdog.untrack(hold.key, hold.counted_as(), decision.tell_lost);
         auto done = std::move(r->done);
-        done(outcome);
+        // Contained (hold/contained.hpp): a caller's async completion needs no wrapper of its own.
+        try {
+            done(outcome);
+        } catch (...) {
+            completion_threw(core, hold.kind, hold.key, std::current_exception());
+        }
     };
     if (decision.give_back_rest) return give_back_rest(r, std::move(finish));
     finish();
@@ -145,7 +151,7 @@ void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(Release
     // A watchdog hold still held after this release gets a fresh lease; an
     // explicit lease keeps its deadline.
     const std::string lease_ms =
-        core.watchdog.renews(hold.key, hold.field) ? std::to_string(core.watchdog.lease().count()) : "0";
+        core.watchdog.renews(hold.key, hold.counted_as()) ? std::to_string(core.watchdog.lease().count()) : "0";
     r->spec.send(r->spec.hold, lease_ms, [&core, r](Failure error, Reply reply) {
         // Every script checks and writes last, so an error reply changed nothing.
         const ReleaseReply said = !error                        ? r->spec.decode(reply)

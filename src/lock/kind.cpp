@@ -36,6 +36,12 @@ LockKind::Question<std::vector<Lock::Holder>> LockKind::holders(const std::strin
             [this, name, server](const Reply& reply) { return holders_in(reply.elements, server, name); }};
 }
 
+HoldId LockKind::hold_id(const std::string& name, std::string owner) const {
+    HoldId id{noun(), name, {}, std::move(owner)};
+    if (!field_is_owner()) id.field = hold_field(id.owner);
+    return id;
+}
+
 std::vector<Lock::Holder> LockKind::holders_in(const std::vector<Reply>& hgetall, std::string_view server,
                                                const std::string& name) const {
     std::vector<Lock::Holder> result;
@@ -142,7 +148,7 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
                         announces ? core.transport.publish_command(n.name(), n.channel()) : "",
                         WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff(),
                         n.slot_moves()},
-                       n.name(), "lock", std::move(report));
+                       hold.key, "lock", std::move(report));
     };
     if (request.waiter_id == 0) return request;
     request.give_up = [&core, waiter = request.waiter_id](const HoldId& hold, std::function<void()> done) {

@@ -55,6 +55,10 @@ public:
     /// The hash field that counts `owner`'s holds (the write lock's: writer_field()).
     /// It also names the hold to the watchdog.
     virtual std::string hold_field(const std::string& owner) const { return owner; }
+    /// Whether hold_field(owner) is `owner` itself, for every owner.
+    virtual bool field_is_owner() const { return true; }
+    /// The hold `owner` takes or releases on `name`.
+    HoldId hold_id(const std::string& name, std::string owner) const;
 
     /// Which fields of the hash count this kind's holds (lock/layout.hpp): the
     /// holders' (a read-write lock's readers), or the writer's.

@@ -77,7 +77,7 @@ void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Duration> 
     const std::string& name = lock.name_;
     const Duration ttl = lease.value_or(core.watchdog.lease());
     detail::AcquireSpec spec;
-    spec.hold = {kind->noun(), name, kind->hold_field(owner), std::move(owner)};
+    spec.hold = kind->hold_id(name, std::move(owner));
     spec.request = kind->acquire(core, name, spec.hold.owner, ttl, wait && *wait == Duration::zero());
     spec.request.attempt = [&core, kind, attempt = std::move(spec.request.attempt)](
                                const detail::HoldId& hold, std::function<void(Attempt)> report) {
@@ -115,7 +115,7 @@ void LockAccess::release(Lock& lock, std::string owner, Released done) {
     detail::check_owner([&lock] { return detail::quoted(lock.name_); }, owner);
     auto& core = core_of(*lock.client_);
     detail::ReleaseSpec spec;
-    spec.hold = {lock.kind_->noun(), lock.name_, lock.kind_->hold_field(owner), std::move(owner)};
+    spec.hold = lock.kind_->hold_id(lock.name_, std::move(owner));
     spec.send = [&core, kind = lock.kind_](const detail::HoldId& hold, const std::string& lease_ms,
                                            detail::ReplyHandler sent) {
         kind->release(core, hold.key, hold.owner, lease_ms, std::move(sent));
@@ -186,8 +186,7 @@ void Lock::async_lock(std::string owner, std::optional<Duration> lease, std::sto
 }
 
 void Lock::async_unlock(std::string owner, Completion<> done) {
-    LockAccess::release(*this, std::move(owner),
-                        detail::contained(detail::core_of(*client_), kind_->noun(), name_, std::move(done)));
+    LockAccess::release(*this, std::move(owner), std::move(done));
 }
 
 std::future<bool> Lock::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,

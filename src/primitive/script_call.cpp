@@ -35,14 +35,14 @@ void eval_reporting(Transport& transport, const Script& script, std::initializer
 
 // Its own reply handler, not eval_reporting's wrapped: one closure per attempt.
 void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, std::string_view name, std::string_view noun,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report) {
     transport.eval(script, keys, args,
-                   [&transport, name = std::string(name), noun = std::string(noun), report = std::move(report)](Failure error, Reply reply) {
+                   [&transport, &name, noun, report = std::move(report)](Failure error, Reply reply) {
                        if (error) return report(Attempt::failed(std::move(error)));
                        if (reply.is_error())
                            return reply_error(
-                               transport, name, noun, reply,
+                               transport, name, std::string(noun), reply,
                                [report](Failure e) { report(Attempt::failed(std::move(e))); }, "lock");
                        if (reply.is_nil()) return report(Attempt::acquired());
                        report(Attempt::refused(reply.integer));

@@ -30,9 +30,11 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
 
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes a failure
-/// naming the lock (WRONGTYPE: WrongTypeError).
+/// naming the lock (WRONGTYPE: WrongTypeError). `name` is the attempt's hold
+/// key, kept by reference until `report` runs (the operation outlives it);
+/// `noun` a literal.
 void attempt_script(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, std::string_view name, std::string_view noun,
+                    std::initializer_list<std::string_view> args, const std::string& name, std::string_view noun,
                     std::function<void(Attempt)> report);
 
 /// Evaluates `script` and hands on its reply, turning a Redis error reply into

@@ -113,6 +113,7 @@ public:
     const Script& renew() const override { return scripts::lock_renew; }
 
     std::string hold_field(const std::string& owner) const override { return writer_field(owner); }
+    bool field_is_owner() const override { return false; }
 
     LockField::Role holds_as() const override { return LockField::Role::writer; }
 

@@ -145,6 +145,27 @@ TEST_F(Releasing, AThrowingCompletionIsContained) {
     after.unlock();
 }
 
+// The same for an unlock's completion.
+TEST_F(Releasing, AThrowingUnlockCompletionIsContained) {
+    Client client(told());
+    Lock lock(client, "callback");
+    const std::string owner = client.new_owner();
+    ASSERT_TRUE(lock.async_lock(owner).get());
+    std::promise<void> ran;
+    lock.async_unlock(owner, [&ran](std::exception_ptr error) {
+        ran.set_value();
+        if (!error) throw std::runtime_error("boom from an unlock completion");
+    });
+    ASSERT_EQ(ran.get_future().wait_for(20s), std::future_status::ready);
+    ASSERT_TRUE(eventually([&] { return events(Event::Kind::completion_threw).size() == 1; }));
+    const Event threw = events(Event::Kind::completion_threw).front();
+    EXPECT_EQ(threw.name, "callback");
+    EXPECT_NE(threw.detail.find("boom from an unlock completion"), std::string::npos) << threw.detail;
+    EXPECT_FALSE(lock.is_locked());
+    EXPECT_TRUE(lock.try_lock());
+    lock.unlock();
+}
+
 // token() blocks; on the loop thread it would wait for itself.
 TEST_F(Releasing, AFencingTokenReadOnTheLoopThreadIsRefused) {
     Client client(config());
