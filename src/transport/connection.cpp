@@ -555,7 +555,7 @@ void Connection::on_bytes(std::size_t n) {
     // a whole 64 KiB read would cost a quadratic copy and a glibc consolidation.
     std::size_t fed = 0;
     for (;;) {
-        std::optional<Reply> reply;
+        Reply* reply = nullptr;  // in the reader until its next(): moved out to a handler, read in place by on_push
         try {
             reply = reader_.next();
             if (!reply && fed < bytes.size()) {
@@ -571,7 +571,7 @@ void Connection::on_bytes(std::size_t n) {
         InFlight answered;
         // Pushes come only on an established connection, never in the handshake.
         if (machine_.state() == State::ready && is_push && is_push(*reply)) {
-            on_push(std::move(*reply));
+            on_push(*reply);
             if (generation != machine_.generation() || machine_.state() == State::stopped) return;
             continue;
         }
@@ -596,7 +596,7 @@ void Connection::on_bytes(std::size_t n) {
             if (reply->is_error_code("NOPERM")) user_unrestricted_.store(false, std::memory_order_relaxed);
             answered.handler(nullptr, std::move(*reply));
         } else if (on_push) {
-            on_push(std::move(*reply));
+            on_push(*reply);
         } else {
             return fail("the server sent a reply nobody asked for: " + reply->describe(), errc::protocol_error);
         }

@@ -101,7 +101,7 @@ public:
     /// Subscriber mode: replies that is_push() recognises (pub/sub messages),
     /// and replies with no pending handler, go to on_push, not to the FIFO.
     std::function<bool(const Reply&)> is_push;
-    std::function<void(Reply)> on_push;
+    std::function<void(const Reply&)> on_push;
     /// Runs on the io thread each time the connection is (re)established and
     /// authenticated, before queued commands are written.
     std::function<void()> on_ready;

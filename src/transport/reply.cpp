@@ -9,47 +9,44 @@ namespace holdfast::detail {
 namespace {
 
 // hiredis builds nested replies by handing each element its parent's object.
-// The root goes in the reader's slot (the task's privdata), so a reply costs
-// no allocation of its own; elements live inside their parent's vector,
-// which createArray sizes up front so their addresses stay put.
-Reply* place(const redisReadTask* task, Reply&& value) {
-    if (task->parent == nullptr) {
-        auto* root = static_cast<Reply*>(task->privdata);
-        *root = std::move(value);
-        return root;
-    }
-    auto* parent = static_cast<Reply*>(task->parent->obj);
-    Reply& slot = parent->elements[static_cast<std::size_t>(task->idx)];
-    slot = std::move(value);
-    return &slot;
+// The root is the reader's slot (the task's privdata); elements live inside
+// their parent's vector, which createArray sizes up front so their addresses
+// stay put. Each is built in its place, keeping what that place holds
+// allocated (the root's vector, its elements' strings), so a reply shaped
+// like the one before costs no allocation; a reply moved out leaves nothing.
+Reply* place(const redisReadTask* task, Reply::Type type) {
+    Reply* r = task->parent == nullptr
+                   ? static_cast<Reply*>(task->privdata)
+                   : &static_cast<Reply*>(task->parent->obj)->elements[static_cast<std::size_t>(task->idx)];
+    r->type = type;
+    r->integer = 0;
+    r->str.clear();
+    if (type != Reply::Type::array) r->elements.clear();
+    return r;
 }
 
 void* create_string(const redisReadTask* task, char* str, size_t len) {
-    Reply r;
-    switch (task->type) {
-        case REDIS_REPLY_ERROR: r.type = Reply::Type::error; break;
-        case REDIS_REPLY_STATUS: r.type = Reply::Type::status; break;
-        default: r.type = Reply::Type::string; break;
-    }
-    r.str.assign(str, len);
-    return place(task, std::move(r));
+    Reply::Type type = Reply::Type::string;
+    if (task->type == REDIS_REPLY_ERROR) type = Reply::Type::error;
+    if (task->type == REDIS_REPLY_STATUS) type = Reply::Type::status;
+    Reply* r = place(task, type);
+    r->str.assign(str, len);
+    return r;
 }
 
 void* create_array(const redisReadTask* task, int elements) {
-    Reply r;
-    r.type = Reply::Type::array;
-    r.elements.resize(static_cast<std::size_t>(elements));
-    return place(task, std::move(r));
+    Reply* r = place(task, Reply::Type::array);
+    r->elements.resize(static_cast<std::size_t>(elements));
+    return r;
 }
 
 void* create_integer(const redisReadTask* task, long long value) {
-    Reply r;
-    r.type = Reply::Type::integer;
-    r.integer = value;
-    return place(task, std::move(r));
+    Reply* r = place(task, Reply::Type::integer);
+    r->integer = value;
+    return r;
 }
 
-void* create_nil(const redisReadTask* task) { return place(task, Reply{}); }
+void* create_nil(const redisReadTask* task) { return place(task, Reply::Type::nil); }
 
 // Only roots are ever freed by hiredis (a half-read one, on an error or at
 // the end); elements go with their root. A root is the reader's slot.
@@ -108,21 +105,17 @@ void ReplyReader::feed(const char* data, std::size_t size) {
         throw std::runtime_error(std::string("RESP reader: ") + reader_->errstr);
 }
 
-std::optional<Reply> ReplyReader::next() {
+Reply* ReplyReader::next() {
     void* obj = nullptr;
     if (redisReaderGetReply(reader_, &obj) != REDIS_OK)
         throw std::runtime_error(std::string("the server's reply is not RESP: ") + reader_->errstr);
-    if (!obj) return std::nullopt;
-    std::optional<Reply> reply(std::move(root_));
-    root_ = Reply{};
-    return reply;
+    return static_cast<Reply*>(obj);
 }
 
 void ReplyReader::reset() {
     redisReader* fresh = new_reader(&root_);
-    redisReaderFree(reader_);
+    redisReaderFree(reader_);  // a half-read root is cleared (free_object); the next reply is built over it
     reader_ = fresh;
-    root_ = Reply{};
 }
 
 }  // namespace holdfast::detail

@@ -42,10 +42,14 @@ public:
     ReplyReader& operator=(const ReplyReader&) = delete;
 
     void feed(const char* data, std::size_t size);
-    /// Next complete reply, or nullopt when more bytes are needed.
+    /// Next complete reply, or nullptr when more bytes are needed. It lives
+    /// in the reader until the next call to next(): read it there, or move it
+    /// out to keep it. One read in place leaves its memory to the next reply
+    /// (a pub/sub message like the last costs no allocation).
     /// Throws std::runtime_error when the stream is not RESP.
-    std::optional<Reply> next();
+    Reply* next();
     /// Drops buffered bytes and any half-parsed reply (after a reconnect).
+    /// The last reply next() gave stays readable.
     void reset();
 
 private:

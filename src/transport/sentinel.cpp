@@ -253,7 +253,7 @@ void Sentinels::watch(std::function<void(const ServerAddress&)> on_master) {
         // epoch, is the one word followed. While answers are due on this
         // connection they already cover the switch: it was told before the
         // UNSUBSCRIBE that precedes them.
-        connection->on_push = [this, i](Reply reply) {
+        connection->on_push = [this, i](const Reply& reply) {
             if (reply.elements.size() != 3 || reply.elements[0].str != "message") return;
             const std::string& text = reply.elements[2].str;
             if (text.compare(0, config_.sentinel_master.size() + 1, config_.sentinel_master + " ") != 0) return;

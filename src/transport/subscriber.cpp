@@ -51,7 +51,7 @@ Subscriber::Link& Subscriber::add_link(ServerAddress node, std::shared_ptr<Conne
     link->connection->is_push = [link](const Reply& reply) {
         return is_pubsub_push(reply) || (reply.is_error() && !link->unanswered.empty());
     };
-    link->connection->on_push = [this, link](Reply reply) { on_push(*link, reply); };
+    link->connection->on_push = [this, link](const Reply& reply) { on_push(*link, reply); };
     return *link;
 }
 

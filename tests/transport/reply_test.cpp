@@ -54,6 +54,47 @@ TEST(ReplyReader, ForgetsAHalfReadReplyOnReset) {
     EXPECT_TRUE(reply->elements.empty());
 }
 
+// A reply read in place (a pub/sub message) leaves its memory to the next:
+// one of the same shape is built over it without allocating, and one of
+// another shape keeps nothing of it.
+TEST(ReplyReader, BuildsAReplyInThePlaceOfTheLast) {
+    const auto message = [](const std::string& channel, const std::string& payload) {
+        return encode_command({"message", channel, payload});
+    };
+    ReplyReader reader;
+    const std::string first_bytes = message("redisson_lock__channel:{orders-0000000001}", "0");
+    reader.feed(first_bytes.data(), first_bytes.size());
+    const Reply* first = reader.next();
+    ASSERT_TRUE(first);
+    const Reply* elements = first->elements.data();
+    const char* channel = first->elements[1].str.data();
+    const std::string second_bytes = message("redisson_lock__channel:{orders-0000000002}", "17");
+    reader.feed(second_bytes.data(), second_bytes.size());
+    const Reply* second = reader.next();
+    ASSERT_TRUE(second);
+    EXPECT_EQ(second->elements.data(), elements) << "the element vector was made again";
+    EXPECT_EQ(second->elements[1].str.data(), channel) << "the channel's string was made again";
+    EXPECT_EQ(second->elements[1].str, "redisson_lock__channel:{orders-0000000002}");
+    EXPECT_EQ(second->elements[2].str, "17");
+    reader.feed(":5\r\n", 4);
+    const Reply* integer = reader.next();
+    ASSERT_TRUE(integer);
+    EXPECT_TRUE(integer->is_integer());
+    EXPECT_EQ(integer->integer, 5);
+    EXPECT_TRUE(integer->str.empty());
+    EXPECT_TRUE(integer->elements.empty());
+    // Moved out, a reply is the caller's: the next one does not touch it.
+    reader.feed("*1\r\n$2\r\nab\r\n", 12);
+    const Reply kept = std::move(*reader.next());
+    reader.feed("-ERR no\r\n", 9);
+    const Reply* error = reader.next();
+    ASSERT_TRUE(error);
+    EXPECT_TRUE(error->is_error());
+    EXPECT_TRUE(error->elements.empty());
+    ASSERT_EQ(kept.elements.size(), 1u);
+    EXPECT_EQ(kept.elements[0].str, "ab");
+}
+
 TEST(ReplyReader, RejectsBytesThatAreNotResp) {
     ReplyReader reader;
     reader.feed("HTTP/1.1 400 Bad Request\r\n", 26);
