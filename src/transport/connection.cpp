@@ -68,6 +68,10 @@ SessionMachine::Options Connection::session_options() const {
 }
 
 void Connection::stop_now() {
+    // What was submitted on the way out (a fair waiter leaving its queue) but
+    // queued behind replies still due goes now, as far as the socket takes
+    // it without blocking: the close below would drop it.
+    flush_after_read();
     const auto actions = machine_.stop();
     {
         // Before anything fails: a command submitted from now on fails at once.

@@ -80,7 +80,8 @@ public:
 
     /// Starts connecting; reconnects after every drop until stopped.
     void start();
-    /// Loop thread: closes for good, failing every queued and in-flight command.
+    /// Loop thread: closes for good, failing every queued and in-flight
+    /// command, once what is queued to send has been sent (without blocking).
     void stop_now();
 
     /// Queues RESP bytes; `handler` (may be empty for pub/sub commands) runs on

@@ -2,6 +2,7 @@
 // left parked until its deadline (docs/design.md, "Waiting").
 #include <future>
 
+#include "core/client_core.hpp"
 #include "redis_fixture.hpp"
 
 namespace holdfast::testing {
@@ -111,6 +112,35 @@ TEST_F(FairShutdown, AWaiterLeavesTheQueueWhenTheScriptWasNeverLoaded) {
     waiter_client.reset();
     EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
     EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 3s))
+        << "the destroyed client's waiter is still queued";
+    EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
+    held.unlock();
+}
+
+// The same while a reply is due on the waiter's connection (here a script
+// that keeps the server busy for 2 s): the give-up, queued behind it, is
+// sent before the connection closes, not dropped with the queue.
+TEST_F(FairShutdown, AWaiterLeavesTheQueueWhileAReplyIsDue) {
+    Client holder(config());
+    FairLock held(holder, "line");
+    held.lock();
+    auto waiter_client = std::make_unique<Client>(config());
+    FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
+    auto waiter = std::async(std::launch::async, [&] {
+        try {
+            wanted.lock();
+            return std::string("returned without an error");
+        } catch (const ClosedError& e) {
+            return std::string(e.what());
+        }
+    });
+    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
+    const char* busy = "local t = redis.call('time') local from = t[1] * 1000000 + t[2] "
+                       "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - from > 2000000 return 1";
+    detail::core_of(*waiter_client).transport.execute("busy", {"EVAL", busy, "0"}, [](detail::Failure, detail::Reply) {});
+    waiter_client.reset();
+    EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
+    EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 20s))
         << "the destroyed client's waiter is still queued";
     EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
     held.unlock();
