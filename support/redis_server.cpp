@@ -19,19 +19,29 @@
 
 namespace holdfast::support {
 
-std::uint16_t free_port(std::uint16_t max_port) {
+namespace {
+
+bool bindable(std::uint16_t port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    const bool free = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    if (fd >= 0) ::close(fd);
+    return free;
+}
+
+}  // namespace
+
+std::uint16_t free_port(std::uint16_t max_port, std::uint16_t also_free_at) {
     // Below the kernel's ephemeral range when bounded: port 0 picks from that range.
     static std::minstd_rand random{std::random_device{}()};
     for (int attempt = 0; max_port < 65535 && attempt < 100; ++attempt) {
         const auto port = static_cast<std::uint16_t>(std::uniform_int_distribution<int>(20000, max_port)(random));
-        int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        addr.sin_port = htons(port);
-        const bool free = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-        if (fd >= 0) ::close(fd);
-        if (free && port != 6379) return port;
+        if (port == 6379 || !bindable(port)) continue;
+        const int other = port + also_free_at;
+        if (also_free_at == 0 || (other <= 65535 && bindable(static_cast<std::uint16_t>(other)))) return port;
     }
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
@@ -73,7 +83,8 @@ void RedisServer::start(const std::string& config_file_text) {
         std::ofstream(config_file_) << config_file_text;
     }
     for (int attempt = 0;; ++attempt) {
-        port_ = free_port(max_port_);
+        // Bounded: a cluster node, whose bus port (port + 10000) must be free too.
+        port_ = free_port(max_port_, max_port_ < 65535 ? 10000 : 0);
         if (!tls_args_.empty()) tls_port_ = free_port(max_port_);
         if (port_ == 6379 || tls_port_ == 6379 || port_ == tls_port_) continue;
         try {

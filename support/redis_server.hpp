@@ -67,7 +67,8 @@ private:
 };
 
 /// A free TCP port on 127.0.0.1 (bound then released; the caller binds it next),
-/// at most `max_port`.
-std::uint16_t free_port(std::uint16_t max_port = 65535);
+/// at most `max_port`; with `also_free_at`, port + also_free_at is free too
+/// (a cluster node's bus port).
+std::uint16_t free_port(std::uint16_t max_port = 65535, std::uint16_t also_free_at = 0);
 
 }  // namespace holdfast::support

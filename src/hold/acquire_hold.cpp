@@ -146,7 +146,8 @@ void Acquiring::ended(Failure error, bool acquired, std::int64_t token) {
 void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
     auto a = std::make_shared<Acquiring>(
         core, AcquireRecord{std::move(spec.hold), spec.keeping, spec.writes, spec.gives_back_unknown,
-                            std::move(spec.taken), std::move(spec.request), std::move(done), Clock::now(), {}, nullptr});
+                            std::move(spec.taken), std::move(spec.request), std::move(done), Clock::now(), {},
+                            nullptr});
     AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
     request.sharded = core.transport.shards_channel(a->hold.key, request.channel);

@@ -137,7 +137,8 @@ TEST_F(FairShutdown, AWaiterLeavesTheQueueWhileAReplyIsDue) {
     ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
     const char* busy = "local t = redis.call('time') local from = t[1] * 1000000 + t[2] "
                        "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - from > 2000000 return 1";
-    detail::core_of(*waiter_client).transport.execute("busy", {"EVAL", busy, "0"}, [](detail::Failure, detail::Reply) {});
+    detail::core_of(*waiter_client)
+        .transport.execute("busy", {"EVAL", busy, "0"}, [](detail::Failure, detail::Reply) {});
     waiter_client.reset();
     EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
     EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 20s))
