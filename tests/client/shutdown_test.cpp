@@ -1,5 +1,6 @@
 // Destroying a Client fails every waiter of every kind, promptly: none is
 // left parked until its deadline (docs/design.md, "Waiting").
+#include <functional>
 #include <future>
 
 #include "core/client_core.hpp"
@@ -90,61 +91,48 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, Shutdown, ::testing::ValuesIn(kinds),
 // even on a server that has never run the give-up script: it goes as EVAL,
 // since no NOSCRIPT retry could follow a connection being closed. With a
 // dead-waiter timeout of a minute, nothing else would take it out soon.
-class FairShutdown : public RedisTest {};
+class FairShutdown : public RedisTest {
+protected:
+    // `before_shutdown` runs on the waiter's client once its waiter is queued.
+    void expect_the_waiter_leaves(const std::function<void(Client&)>& before_shutdown) {
+        Client holder(config());
+        FairLock held(holder, "line");
+        held.lock();
+        auto waiter_client = std::make_unique<Client>(config());
+        FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
+        auto waiter = std::async(std::launch::async, [&] {
+            try {
+                wanted.lock();
+                return std::string("returned without an error");
+            } catch (const ClosedError& e) {  // not a ConnectionError: retrying cannot help
+                EXPECT_EQ(e.code(), errc::client_closed);
+                return std::string(e.what());
+            }
+        });
+        ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
+        before_shutdown(*waiter_client);
+        waiter_client.reset();
+        EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
+        EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 20s))
+            << "the destroyed client's waiter is still queued";
+        EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
+        held.unlock();
+    }
+};
 
 TEST_F(FairShutdown, AWaiterLeavesTheQueueWhenTheScriptWasNeverLoaded) {
-    Client holder(config());
-    FairLock held(holder, "line");
-    held.lock();
-    raw->command({"SCRIPT", "FLUSH"});
-    auto waiter_client = std::make_unique<Client>(config());
-    FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
-    auto waiter = std::async(std::launch::async, [&] {
-        try {
-            wanted.lock();
-            return std::string("returned without an error");
-        } catch (const ClosedError& e) {  // not a ConnectionError: retrying cannot help
-            EXPECT_EQ(e.code(), errc::client_closed);
-            return std::string(e.what());
-        }
-    });
-    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
-    waiter_client.reset();
-    EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
-    EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 3s))
-        << "the destroyed client's waiter is still queued";
-    EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
-    held.unlock();
+    expect_the_waiter_leaves([&](Client&) { raw->command({"SCRIPT", "FLUSH"}); });
 }
 
 // The same while a reply is due on the waiter's connection (here a script
 // that keeps the server busy for 2 s): the give-up, queued behind it, is
 // sent before the connection closes, not dropped with the queue.
 TEST_F(FairShutdown, AWaiterLeavesTheQueueWhileAReplyIsDue) {
-    Client holder(config());
-    FairLock held(holder, "line");
-    held.lock();
-    auto waiter_client = std::make_unique<Client>(config());
-    FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
-    auto waiter = std::async(std::launch::async, [&] {
-        try {
-            wanted.lock();
-            return std::string("returned without an error");
-        } catch (const ClosedError& e) {
-            return std::string(e.what());
-        }
+    expect_the_waiter_leaves([](Client& client) {
+        const char* busy = "local t = redis.call('time') local from = t[1] * 1000000 + t[2] "
+                           "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - from > 2000000 return 1";
+        detail::core_of(client).transport.execute("busy", {"EVAL", busy, "0"}, [](detail::Failure, detail::Reply) {});
     });
-    ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
-    const char* busy = "local t = redis.call('time') local from = t[1] * 1000000 + t[2] "
-                       "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - from > 2000000 return 1";
-    detail::core_of(*waiter_client)
-        .transport.execute("busy", {"EVAL", busy, "0"}, [](detail::Failure, detail::Reply) {});
-    waiter_client.reset();
-    EXPECT_NE(waiter.get().find("shutting down"), std::string::npos);
-    EXPECT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 0; }, 20s))
-        << "the destroyed client's waiter is still queued";
-    EXPECT_EQ(raw->integer({"ZCARD", "redisson_lock_timeout:{line}"}), 0);
-    held.unlock();
 }
 
 }  // namespace
