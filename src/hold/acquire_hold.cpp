@@ -83,12 +83,8 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
     core.telemetry->acquire_ended(hold.kind, hold.key, outcome, Clock::now() - a.started);
     a.pause.reset();
     auto done = std::move(a.done);
-    // Contained (hold/contained.hpp): a caller's async completion needs no wrapper of its own.
-    try {
-        done(std::move(error), acquired, token);
-    } catch (...) {
-        completion_threw(core, hold.kind, hold.key, std::current_exception());
-    }
+    // Contained here: a caller's async completion needs no wrapper of its own.
+    call_contained(core, hold.kind, hold.key, done, std::move(error), acquired, token);
 }
 
 // The pause between two tries, ended by a shutdown: the caller is told

@@ -18,17 +18,23 @@ class ClientCore;
 /// `error` (Event::Kind::completion_threw); nothing else.
 void completion_threw(ClientCore& core, std::string_view kind, const std::string& name, std::exception_ptr error);
 
+/// Calls `done(args...)`; what it throws is caught and told (completion_threw).
+template <class Done, class... Args>
+void call_contained(ClientCore& core, std::string_view kind, const std::string& name, Done& done, Args&&... args) {
+    try {
+        done(std::forward<Args>(args)...);
+    } catch (...) {
+        completion_threw(core, kind, name, std::current_exception());
+    }
+}
+
 /// `done`, with whatever it throws caught and told (completion_threw).
 template <class... Results>
 Completion<Results...> contained(ClientCore& core, std::string_view kind, std::string name,
                                  Completion<Results...> done) {
     return [&core, kind, name = std::move(name), done = std::move(done)](std::exception_ptr error,
                                                                         Results... results) {
-        try {
-            done(std::move(error), std::move(results)...);
-        } catch (...) {
-            completion_threw(core, kind, name, std::current_exception());
-        }
+        call_contained(core, kind, name, done, std::move(error), std::move(results)...);
     };
 }
 

@@ -131,12 +131,8 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
         const HoldId& hold = r->spec.hold;
         if (decision.end_renewal) core.watchdog.untrack(hold.key, hold.counted_as(), decision.tell_lost);
         auto done = std::move(r->done);
-        // Contained (hold/contained.hpp): a caller's async completion needs no wrapper of its own.
-        try {
-            done(outcome);
-        } catch (...) {
-            completion_threw(core, hold.kind, hold.key, std::current_exception());
-        }
+        // Contained here: a caller's async completion needs no wrapper of its own.
+        call_contained(core, hold.kind, hold.key, done, outcome);
     };
     if (decision.give_back_rest) return give_back_rest(r, std::move(finish));
     finish();
