@@ -100,6 +100,8 @@ public:
         finish(core_, *a_, client_closed("; stopped waiting for " + a_->hold.subject()), false, 0);
     }
 
+    WaiterList::Link listed;  // among the transport's waiters
+
 private:
     ClientCore& core_;
     std::shared_ptr<Acquiring> a_;
@@ -117,10 +119,10 @@ void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, 
     }
     // Told if the client shuts down meanwhile, as a waiting acquire is.
     auto pause = std::make_shared<Pause>(core, a);
-    if (!core.transport.add_waiter(pause)) return finish(core, *a, std::move(error), false, 0);
+    if (!core.transport.add_waiter(pause->listed, pause)) return finish(core, *a, std::move(error), false, 0);
     a->pause = std::make_unique<asio::steady_timer>(core.transport.loop(), replica_retry_pause);
     a->pause->async_wait([&core, a, pause](asio::error_code ec) {
-        core.transport.remove_waiter(pause.get());
+        core.transport.remove_waiter(pause->listed);
         if (!ec) a->start();
     });
 }

@@ -45,7 +45,7 @@ AcquireOperation::~AcquireOperation() = default;
 void AcquireOperation::start() {
     auto self = shared_from_this();
     machine_.emplace(machine_options(request_, transport_.config()));
-    if (!transport_.add_waiter(self)) return run(machine_->closing(closing_error()));
+    if (!transport_.add_waiter(listed_, self)) return run(machine_->closing(closing_error()));
     // Started before a stop can reach the loop, sent after.
     const auto first = machine_->start();
     if (request_.stop.stop_possible()) {
@@ -117,37 +117,31 @@ void AcquireOperation::leave_queue() {
 
 void AcquireOperation::arm(Clock::time_point at) {
     count_waiting();
-    // A wait due sooner is left running: a lock's every release moves its
-    // listed waiters' checks later, and that costs no timer call each time.
-    if (armed_ && armed_at_ <= at) return;
-    // Made on first need: an uncontended acquire never sleeps.
-    if (!timer_) timer_.emplace(transport_.loop());
-    timer_->expires_at(at);
-    armed_ = true;
-    armed_at_ = at;
-    timer_->async_wait([self = shared_from_this(), wait = ++waits_](asio::error_code ec) {
-        if (wait != self->waits_) return;  // replaced by a later wait
-        self->armed_ = false;
-        if (!ec) self->run(self->machine_->timer_fired(Clock::now()));
-    });
+    // An alarm due sooner is left: a lock's every release moves its listed
+    // waiters' checks later, and an early alarm arms again.
+    AlarmClock& alarms = queues_.alarms();
+    if (AlarmClock::is_set(*this) && alarms.due(*this) <= at) return;
+    alarms.set(shared_from_this(), at);
 }
+
+void AcquireOperation::on_alarm(Clock::time_point now) { run(machine_->timer_fired(now)); }
 
 // Give-up or give-back: the machine completes once the primitive is done.
 void AcquireOperation::leave(const std::function<void(const HoldId&, std::function<void()>)>& step) {
-    timer_.reset();
-    armed_ = false;
-    step(hold_, [self = shared_from_this()] { self->run(self->machine_->left()); });
+    auto self = shared_from_this();  // the alarm may have been its last owner
+    queues_.alarms().cancel(*this);
+    step(hold_, [self = std::move(self)] { self->run(self->machine_->left()); });
 }
 
 void AcquireOperation::complete() {
+    const auto self = shared_from_this();  // the alarm may have been its last owner
+    queues_.alarms().cancel(*this);
     // Destroyed here, on the loop: the last reference may be dropped on
     // the caller's thread (still in start()) after the client is gone.
-    timer_.reset();
-    armed_ = false;
     cancel_.reset();
     leave_queue();
     queue_.reset();
-    transport_.remove_waiter(this);
+    transport_.remove_waiter(listed_);
     if (waiting_) request_.meter.telemetry->waiting(request_.meter.kind, -1);
     waiting_ = false;
     const auto outcome = machine_->outcome();

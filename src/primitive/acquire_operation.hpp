@@ -5,8 +5,6 @@
 // so that a waiter is one allocation. Lives on the loop thread, but for start().
 #pragma once
 
-#include <asio.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -16,12 +14,16 @@
 
 #include "primitive/acquire.hpp"
 #include "primitive/acquire_machine.hpp"
+#include "primitive/alarm_clock.hpp"
 #include "primitive/hold_id.hpp"
 #include "primitive/wait_queue.hpp"
+#include "transport/waiter_list.hpp"
 
 namespace holdfast::detail {
 
-class AcquireOperation : public Waiter, public std::enable_shared_from_this<AcquireOperation> {
+class AcquireOperation : public Waiter,
+                         public AlarmClock::Sleeper,
+                         public std::enable_shared_from_this<AcquireOperation> {
 public:
     /// Runs the request; ended() tells how it went. May run again once
     /// ended (the hold pipeline's retry after replica sync refused a hold).
@@ -35,6 +37,7 @@ public:
     void on_named_elsewhere() override;
     void on_closed() override;
     void on_refused(const Failure& error) override;
+    void on_alarm(std::chrono::steady_clock::time_point now) override;
 
 protected:
     /// `hold` and `request` are the derived object's, kept as long as it.
@@ -63,15 +66,8 @@ private:
     const AcquireRequest& request_;
     std::optional<AcquireMachine> machine_;  // made by each start()
     bool waiting_ = false;
-    // On the loop's own executor type: asio::steady_timer's polymorphic
-    // executor would add 48 bytes to every waiter.
-    using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
-                                             asio::io_context::executor_type>;
-    std::optional<Timer> timer_;
-    bool armed_ = false;  // a wait is pending, due at armed_at_
-    std::chrono::steady_clock::time_point armed_at_{};
-    std::uint64_t waits_ = 0;
     std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
+    WaiterList::Link listed_;           // among the transport's waiters
     // Only with a stop token that can stop: an inline one would cost every waiter.
     using Cancel = std::stop_callback<std::function<void()>>;
     std::unique_ptr<Cancel> cancel_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/name_hash.hpp"
+#include "primitive/alarm_clock.hpp"
 #include "primitive/wait_queue.hpp"
 
 namespace holdfast::detail {
@@ -32,7 +33,7 @@ public:
     /// Empty queues are swept off their channels every `linger` on `loop`.
     WaitQueues(Subscriber& subscriber, asio::io_context& loop,
                std::chrono::milliseconds linger = std::chrono::milliseconds(1000))
-        : subscriber_(subscriber), sweeper_(loop), linger_(linger) {}
+        : subscriber_(subscriber), alarms_(loop), sweeper_(loop), linger_(linger) {}
     WaitQueues(const WaitQueues&) = delete;
     WaitQueues& operator=(const WaitQueues&) = delete;
 
@@ -52,6 +53,9 @@ public:
     /// Channels with a queue.
     std::size_t size() const { return queues_.size(); }
 
+    /// The one timer the waiters sleep on (their holders' TTLs, deadlines).
+    AlarmClock& alarms() { return alarms_; }
+
 private:
     struct Kept {
         std::shared_ptr<WaitQueue> queue;
@@ -67,6 +71,7 @@ private:
     std::unordered_map<std::string, Kept, NameHash, std::equal_to<>> queues_;
     std::vector<std::string> idle_;  // channels whose queue was left empty
     std::uint64_t sweeps_ = 0;
+    AlarmClock alarms_;
     asio::steady_timer sweeper_;
     std::chrono::milliseconds linger_;
     bool sweep_armed_ = false;

@@ -33,14 +33,7 @@ void Transport::shutdown() {
     // command and waiter fails with ConnectionError before the loop ends.
     asio::post(io_, [this] {
         leaving_.store(true, std::memory_order_relaxed);
-        std::vector<std::shared_ptr<ChannelListener>> waiting;
-        {
-            std::lock_guard lock(waiters_mutex_);
-            closing_ = true;
-            for (auto& [key, waiter] : waiters_)
-                if (auto alive = waiter.lock()) waiting.push_back(std::move(alive));
-            waiters_.clear();
-        }
+        const auto waiting = waiters_.close();
         // Waiters first, while the connections still carry what they send on
         // the way out (a fair waiter leaving its queue); then those commands
         // and everything else in flight fail with the connections.
@@ -49,18 +42,6 @@ void Transport::shutdown() {
         io_.stop();
     });
     thread_.join();
-}
-
-bool Transport::add_waiter(const std::shared_ptr<ChannelListener>& waiter) {
-    std::lock_guard lock(waiters_mutex_);
-    if (closing_) return false;
-    waiters_[waiter.get()] = waiter;
-    return true;
-}
-
-void Transport::remove_waiter(const ChannelListener* waiter) {
-    std::lock_guard lock(waiters_mutex_);
-    waiters_.erase(waiter);
 }
 
 bool Transport::shards_channel(std::string_view key, std::string_view channel) const {

@@ -5,9 +5,7 @@
 #include <asio.hpp>
 
 #include <atomic>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <span>
@@ -20,6 +18,7 @@
 #include "transport/router.hpp"
 #include "transport/script.hpp"
 #include "transport/subscriber.hpp"
+#include "transport/waiter_list.hpp"
 
 namespace holdfast::detail {
 
@@ -96,9 +95,12 @@ public:
 
     /// A waiter (an acquire operation) is told on_closed() when the client
     /// shuts down, before the connections close, so that it can end (and
-    /// leave a queue) first. Any thread; false if already shutting down.
-    bool add_waiter(const std::shared_ptr<ChannelListener>& waiter);
-    void remove_waiter(const ChannelListener* waiter);
+    /// leave a queue) first; listed through its own `link`. Any thread;
+    /// false if already shutting down.
+    bool add_waiter(WaiterList::Link& link, const std::shared_ptr<ChannelListener>& waiter) {
+        return waiters_.add(link, waiter);
+    }
+    void remove_waiter(WaiterList::Link& link) { waiters_.remove(link); }
 
     Subscriber& subscriber() { return router_->subscriber(); }
     asio::io_context& loop() { return io_; }
@@ -123,17 +125,17 @@ private:
                       ReplyHandler handler);
 
     Config config_;
+    // Before io_, so destroyed after it: a waiter a pending handler keeps
+    // leaves the list as the loop's handlers go.
+    WaiterList waiters_;
     asio::io_context io_;
     asio::executor_work_guard<asio::io_context::executor_type> work_;
     // The topology's one home: one server, behind sentinels, or a cluster.
     // After io_: destroyed before it.
     std::unique_ptr<Router> router_;
-    std::mutex waiters_mutex_;
-    bool closing_ = false;
     // Set as shutdown begins: what is sent on the way out (a fair waiter
     // leaving its queue) goes as EVAL, since no NOSCRIPT retry would follow.
     std::atomic<bool> leaving_{false};
-    std::map<const ChannelListener*, std::weak_ptr<ChannelListener>> waiters_;
     // Loop thread: scripts this client loaded by EVAL, per server.
     std::set<std::pair<std::string, const Script*>> loaded_;
     std::thread thread_;
