@@ -3,7 +3,14 @@
 namespace holdfast::detail {
 
 WaiterList::Link::~Link() {
-    if (list_) list_->remove(*this);
+    if (WaiterList* list = list_.load(std::memory_order_acquire)) list->remove(*this);
+}
+
+// Nothing is listed after close(); a waiter still listed leaves, so that it
+// never reaches for a list that is gone.
+WaiterList::~WaiterList() {
+    std::lock_guard lock(mutex_);
+    while (head_.next_ && head_.next_ != &head_) unlink(*head_.next_);
 }
 
 bool WaiterList::add(Link& link, const std::shared_ptr<ChannelListener>& waiter) {
@@ -11,7 +18,7 @@ bool WaiterList::add(Link& link, const std::shared_ptr<ChannelListener>& waiter)
     if (closed_) return false;
     if (link.next_) return true;
     if (!head_.next_) head_.next_ = head_.prev_ = &head_;
-    link.list_ = this;
+    link.list_.store(this, std::memory_order_release);
     link.waiter_ = waiter;
     link.prev_ = head_.prev_;
     link.next_ = &head_;
@@ -49,6 +56,7 @@ void WaiterList::unlink(Link& link) {
     link.prev_->next_ = link.next_;
     link.next_->prev_ = link.prev_;
     link.prev_ = link.next_ = nullptr;
+    link.list_.store(nullptr, std::memory_order_release);
     link.waiter_.reset();
     --size_;
 }

@@ -5,6 +5,7 @@
 // Any thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -25,14 +26,17 @@ public:
 
     private:
         friend class WaiterList;
-        WaiterList* list_ = nullptr;  // set by the first add()
-        Link* prev_ = nullptr;        // both null: not listed
+        // Set while listed: a waiter destroyed after leaving (on another
+        // thread, the client gone by then) does not reach for the list.
+        std::atomic<WaiterList*> list_{nullptr};
+        Link* prev_ = nullptr;  // both null: not listed
         Link* next_ = nullptr;
         // Locked at shutdown: a waiter being destroyed is skipped, not called.
         std::weak_ptr<ChannelListener> waiter_;
     };
 
     WaiterList() = default;
+    ~WaiterList();
     WaiterList(const WaiterList&) = delete;
     WaiterList& operator=(const WaiterList&) = delete;
 

@@ -58,6 +58,26 @@ TEST(WaiterList, AWaiterDroppedWhileListedLeavesTheList) {
     EXPECT_EQ(names(list.close()), (std::vector<std::string>{"b"}));
 }
 
+// A waiter that left, or that the list let go at closing, may outlive the
+// list (the last reference dropped on a caller's thread after the client is
+// gone): it does not reach for it (AddressSanitizer would tell).
+TEST(WaiterList, AWaiterOutlivesTheListItLeft) {
+    auto left = std::make_shared<Named>("left"), closed = std::make_shared<Named>("closed"),
+         listed = std::make_shared<Named>("listed");
+    {
+        auto list = std::make_unique<WaiterList>();
+        list->add(left->listed, left);
+        list->add(closed->listed, closed);
+        list->remove(left->listed);
+        EXPECT_EQ(names(list->close()), (std::vector<std::string>{"closed"}));
+        WaiterList never_closed;
+        never_closed.add(listed->listed, listed);
+    }
+    left.reset();
+    closed.reset();
+    listed.reset();
+}
+
 // Waiters come and go on other threads while the list closes: each is either
 // given by close() alive or gone from the list, never half of each (run under
 // ThreadSanitizer by the concurrency tests).
