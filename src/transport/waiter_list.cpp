@@ -56,9 +56,11 @@ void WaiterList::unlink(Link& link) {
     link.prev_->next_ = link.next_;
     link.next_->prev_ = link.prev_;
     link.prev_ = link.next_ = nullptr;
-    link.list_.store(nullptr, std::memory_order_release);
     link.waiter_.reset();
     --size_;
+    // Last: a waiter's destructor that finds no list may then run at once,
+    // on another thread, and nothing here touches the link after it.
+    link.list_.store(nullptr, std::memory_order_release);
 }
 
 }  // namespace holdfast::detail

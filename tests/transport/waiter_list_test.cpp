@@ -82,27 +82,30 @@ TEST(WaiterList, AWaiterOutlivesTheListItLeft) {
 // given by close() alive or gone from the list, never half of each (run under
 // ThreadSanitizer by the concurrency tests).
 TEST(WaiterList, WaitersGoingOnOtherThreadsWhileItClosesAreNeverGivenHalfDestroyed) {
-    WaiterList list;
-    std::vector<std::thread> threads;
-    std::atomic<bool> closed{false};
-    for (int t = 0; t < 4; ++t)
-        threads.emplace_back([&] {
-            std::vector<std::shared_ptr<Named>> kept(32);
-            for (int i = 0; i < 4000; ++i) {
-                auto w = std::make_shared<Named>("w");
-                list.add(w->listed, w);  // refused once closed
-                if (i % 3 == 0) list.remove(w->listed);
-                kept[i % kept.size()] = std::move(w);  // drops an older one, listed or not
-            }
-            while (!closed) std::this_thread::yield();  // the last kept are listed till then
-        });
-    while (list.size() < 40) std::this_thread::yield();
-    const auto given = list.close();
-    closed = true;
-    for (auto& t : threads) t.join();
-    EXPECT_FALSE(given.empty());
-    for (const auto& w : given) EXPECT_EQ(static_cast<const Named&>(*w).name, "w");
-    EXPECT_EQ(list.size(), 0u);
+    // Rounds: the race is at the one close() of each.
+    for (int round = 0; round < 8; ++round) {
+        WaiterList list;
+        std::vector<std::thread> threads;
+        std::atomic<bool> closed{false};
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&] {
+                std::vector<std::shared_ptr<Named>> kept(32);
+                for (int i = 0; i < 4000; ++i) {
+                    auto w = std::make_shared<Named>("w");
+                    list.add(w->listed, w);  // refused once closed
+                    if (i % 3 == 0) list.remove(w->listed);
+                    kept[i % kept.size()] = std::move(w);  // drops an older one, listed or not
+                }
+                while (!closed) std::this_thread::yield();  // the last kept are listed till then
+            });
+        while (list.size() < 40) std::this_thread::yield();
+        const auto given = list.close();
+        closed = true;
+        for (auto& t : threads) t.join();
+        EXPECT_FALSE(given.empty());
+        for (const auto& w : given) EXPECT_EQ(static_cast<const Named&>(*w).name, "w");
+        EXPECT_EQ(list.size(), 0u);
+    }
 }
 
 }  // namespace
