@@ -1,7 +1,5 @@
 #include "primitive/acquire.hpp"
 
-#include <asio.hpp>
-
 #include <optional>
 #include <random>
 
