@@ -118,6 +118,21 @@ inline void expect_stopped_untaken(std::initializer_list<std::future<bool>*> fut
     }
 }
 
+/// Runs `wait` (a blocking acquire) on a thread of its own, for a test that
+/// then destroys the waiter's Client: the future gives the ClosedError's
+/// message (its code checked), or "returned without an error".
+inline std::future<std::string> wait_until_closed(std::function<void()> wait) {
+    return std::async(std::launch::async, [wait = std::move(wait)] {
+        try {
+            wait();
+            return std::string("returned without an error");
+        } catch (const ClosedError& e) {  // not a ConnectionError: retrying cannot help
+            EXPECT_EQ(e.code(), errc::client_closed);
+            return std::string(e.what());
+        }
+    });
+}
+
 /// Waits for `condition` with a generous deadline instead of sleeping and hoping.
 inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 10s) {
     const auto deadline = std::chrono::steady_clock::now() + within;

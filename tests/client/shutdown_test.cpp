@@ -63,15 +63,7 @@ TEST_P(Shutdown, DestroyingTheClientFailsItsWaiterAtOnce) {
     cache_scripts();
     raw->command({"CONFIG", "RESETSTAT"});
     auto waiter_client = std::make_unique<Client>(config());
-    auto waiter = std::async(std::launch::async, [&] {
-        try {
-            kind.wait(*waiter_client);
-            return std::string("returned without an error");
-        } catch (const ClosedError& e) {  // not a ConnectionError: retrying cannot help
-            EXPECT_EQ(e.code(), errc::client_closed);
-            return std::string(e.what());
-        }
-    });
+    auto waiter = wait_until_closed([&] { kind.wait(*waiter_client); });
     // Refused at least once: the waiter is waiting (or about to try again).
     ASSERT_TRUE(eventually([&] {
         return kind.waits_on_channel ? subscribers(kind.waits_on_channel) >= 1 : script_calls() + calls("get") >= 1;
@@ -100,15 +92,7 @@ protected:
         held.lock();
         auto waiter_client = std::make_unique<Client>(config());
         FairLock wanted(*waiter_client, "line", std::chrono::minutes(1));
-        auto waiter = std::async(std::launch::async, [&] {
-            try {
-                wanted.lock();
-                return std::string("returned without an error");
-            } catch (const ClosedError& e) {  // not a ConnectionError: retrying cannot help
-                EXPECT_EQ(e.code(), errc::client_closed);
-                return std::string(e.what());
-            }
-        });
+        auto waiter = wait_until_closed([&] { wanted.lock(); });
         ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
         before_shutdown(*waiter_client);
         waiter_client.reset();
