@@ -1,7 +1,6 @@
 #include "capacity.hpp"
 
 #include <malloc.h>
-#include <sys/resource.h>
 
 #include <atomic>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "cpu.hpp"
 #include "holdfast/holdfast.hpp"
 #include "sync_redis.hpp"
 
@@ -73,25 +73,6 @@ long long listed_waiters(const Config& config, const std::string& prefix, std::s
                         "local n = 0 for i = 0, tonumber(ARGV[2]) - 1 do "
                         "n = n + redis.call('zcard', 'holdfast_lock_waiters:{' .. ARGV[1] .. i .. '}') end return n",
                         "0", prefix, std::to_string(locks)});
-}
-
-// The server's CPU time so far, in seconds (INFO cpu: user and system).
-double server_cpu_seconds(const Config& config) {
-    support::SyncRedis raw(config.port);
-    const std::string info = raw.string({"INFO", "cpu"});
-    double total = 0;
-    for (const char* field : {"used_cpu_sys:", "used_cpu_user:"})
-        if (const auto at = info.find(field); at != std::string::npos)
-            total += std::strtod(info.c_str() + at + std::strlen(field), nullptr);
-    return total;
-}
-
-// This process's CPU time so far, in seconds (every thread: the client's loop, the bench's waits).
-double own_cpu_seconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 void require_empty(const Config& config, const char* what) {

@@ -114,7 +114,9 @@ Results measure(std::uint16_t port, const Durations& d, const Options& options) 
         progress("uncontended, 1 thread");
         r.single = run_single_thread(config, d.uncontended);
         progress("uncontended, " + std::to_string(many_threads) + " threads");
-        r.many_pairs_per_s = run_many_threads(config, many_threads, d.uncontended);
+        r.many = run_many(config, many_threads, d.uncontended, Callers::threads);
+        progress("uncontended, " + std::to_string(many_threads) + " async chains");
+        r.many_async = run_many(config, many_threads, d.uncontended, Callers::async_chains);
         // Alternating rounds (ABBA), so that a drift in the machine's load falls on both;
         // the median of the rounds' ratios, since one disturbed round moves a mean.
         const int rounds = options.quick ? 2 : 8;

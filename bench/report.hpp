@@ -31,7 +31,8 @@ struct Results {
     Ceiling ceiling;
     SingleThread single;
     std::size_t many_threads = 0;
-    double many_pairs_per_s = 0;
+    ManyPairs many;        // many_threads blocking threads
+    ManyPairs many_async;  // as many async chains: the same pairs with no caller woken
     /// The same, Config::metrics on and off, in alternating rounds: what counting costs.
     double metrics_on_pairs_per_s = 0, metrics_off_pairs_per_s = 0;  // means over the rounds
     std::vector<double> metrics_round_ratios;                           // on ÷ off, per round
