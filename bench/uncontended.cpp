@@ -137,6 +137,16 @@ ManyPairs run_pairs(const Config& config, std::size_t callers, std::chrono::seco
     std::atomic<bool> stop{false};
     std::vector<PairCount> counts(callers);
     std::vector<std::thread> workers;
+    // Stopped and joined on every way out: a reading that throws must not leave them running.
+    struct JoinAll {
+        std::atomic<bool>& stop;
+        std::vector<std::thread>& workers;
+        ~JoinAll() {
+            stop = true;
+            for (auto& w : workers)
+                if (w.joinable()) w.join();
+        }
+    } join_all{stop, workers};
     std::optional<Chains> chains;
     if (form == Callers::threads) {
         std::latch ready(static_cast<std::ptrdiff_t>(callers) + 1);
@@ -169,7 +179,7 @@ ManyPairs run_pairs(const Config& config, std::size_t callers, std::chrono::seco
     std::this_thread::sleep_for(duration);
     const Reading last = read();
     stop = true;
-    for (auto& w : workers) w.join();
+    for (auto& w : workers) w.join();  // each finishes the pair it is in, not counted
     if (chains) chains->stop();
     ManyPairs result;
     const double pairs = static_cast<double>(last.pairs - first.pairs);
