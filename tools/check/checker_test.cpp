@@ -399,18 +399,28 @@ TEST(LostRelease, NotOnTheMasterAFailoverIsDeposing) {
 // granted it at `granted` ms. The promise: within 3 s of the release.
 // `confirmed` false: the release failed unconfirmed (replica sync required, no
 // replica), and the fault ended at 3.000 s with the old primary back as a replica.
-RunResult check_behind_failover(const std::string& name, long granted, bool confirmed = true) {
-    return check_lines(
-        name,
-        {{500, nemesis_worker, 1, "acquire", "invoke", 0, "n:1"}, {510, nemesis_worker, 1, "acquire", "ok"},
-         {2000, nemesis_worker, 1, "release", "invoke"},
-         confirmed ? Line{2010, nemesis_worker, 1, "release", "ok", 0}
-                   : Line{2010, nemesis_worker, 1, "release", "fail", -1, "no replica acknowledged it"},
-         {800, 1, 1, "acquire", "invoke", 0, "c1:1"},             {granted, 1, 1, "acquire", "ok"},
-         {granted + 50, 1, 1, "release", "invoke"},               {granted + 60, 1, 1, "release", "ok", 0}},
-        {fault(1000, confirmed ? 2500 : 3000,
-               "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept waiting for "
-               "check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
+// `outage_ended`: worker 1's first call, sent to the dead primary before its
+// client learned of the promotion, fails with a connection error at 2.040 s;
+// it tries again at 2.050 s, and that call is granted at `granted` ms.
+RunResult check_behind_failover(const std::string& name, long granted, bool confirmed = true,
+                                bool outage_ended = false) {
+    const long hold = outage_ended ? 2 : 1;
+    std::vector<Line> lines{
+        {500, nemesis_worker, 1, "acquire", "invoke", 0, "n:1"}, {510, nemesis_worker, 1, "acquire", "ok"},
+        {2000, nemesis_worker, 1, "release", "invoke"},
+        confirmed ? Line{2010, nemesis_worker, 1, "release", "ok", 0}
+                  : Line{2010, nemesis_worker, 1, "release", "fail", -1, "no replica acknowledged it"},
+        {800, 1, 1, "acquire", "invoke", 0, "c1:1"}};
+    if (outage_ended)
+        lines.insert(lines.end(), {{2040, 1, 1, "acquire", "unknown", -1, "no connection to master 127.0.0.1:1"},
+                                   {2050, 1, 2, "acquire", "invoke", 0, "c1:1"}});
+    lines.insert(lines.end(), {{granted, 1, hold, "acquire", "ok"},
+                               {granted + 50, 1, hold, "release", "invoke"},
+                               {granted + 60, 1, hold, "release", "ok", 0}});
+    return check_lines(name, lines,
+                       {fault(1000, confirmed ? 2500 : 3000,
+                              "cluster-kill-primary-waiting 1000000 0 kill -9 of the primary while 1 worker(s) slept "
+                              "waiting for check:lock:0 (held by the nemesis): slot 1, primary :1 -> :2 in 900ms")});
 }
 
 TEST(FailoverWakeUp, WaitersBehindAKilledPrimaryAreGrantedWithin3sOfTheRelease) {
@@ -425,6 +435,17 @@ TEST(FailoverWakeUp, WaitersBehindAKilledPrimaryAreGrantedWithin3sOfTheRelease) 
     ASSERT_FALSE(slow.findings.empty());
     EXPECT_TRUE(slow.findings[0].starts_with("slow wake-up after a failover: check:lock:0 released by the nemesis"))
         << slow.findings[0];
+}
+
+// Worker 1's call failed by the outage 30 ms after the release was not asleep
+// through it: measured to the grant of its next call.
+TEST(FailoverWakeUp, AWaiterTheOutageFailedIsMeasuredToTheNextGrant) {
+    const RunResult quick = check_behind_failover("behind-failover-outage-ended", 2110, true, true);
+    ASSERT_EQ(quick.failover_wakeups_ms.size(), 1u);
+    EXPECT_DOUBLE_EQ(quick.failover_wakeups_ms[0], 100.0);
+    EXPECT_EQ(quick.violations(), 0) << (quick.findings.empty() ? "" : quick.findings[0]);
+    const RunResult slow = check_behind_failover("behind-failover-outage-ended-slow", 5500, true, true);
+    EXPECT_EQ(slow.slow_wakeups, 1);
 }
 
 // Nothing can be granted on a master that refuses to confirm until its

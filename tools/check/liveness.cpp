@@ -221,17 +221,24 @@ void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r)
         const Nanos released = held->release == Phase::ok ? held->released : std::max(held->end, f.end);
         Nanos gave_up = -1;  // the last waiter's end, if none was granted
         bool waited = false;
+        const Hold* next = first_grant_after(holds, held->end);
+        // Every waiter that left before the next grant left with a connection
+        // error: its call was failed by the outage (sent to the dead primary
+        // before its client learned of the promotion), not asleep through the
+        // release. It tries again, so the next grant, to anyone, is the measure.
+        bool outage_ended_them = true;
         for (const Attempt& a : m.attempts[f.lock])
             if (a.worker != f.worker && a.invoke < held->end && a.done > released) {
                 waited = true;
                 gave_up = std::max(gave_up, a.done);
+                if (a.outcome != Phase::unknown && (!next || a.done < next->ack)) outage_ended_them = false;
             }
         if (!waited) continue;
-        const Hold* next = first_grant_after(holds, held->end);
-        const Nanos until = next && next->ack <= gave_up ? next->ack : gave_up;
+        const bool granted = next && (next->ack <= gave_up || outage_ended_them);
+        const Nanos until = granted ? next->ack : gave_up;
         const Nanos latency = std::max<Nanos>(0, until - released);
         r.failover_wakeups_ms.push_back(double(latency) / 1e6);
-        if (latency <= failover_wakeup_promise && next && next->ack <= gave_up) continue;
+        if (latency <= failover_wakeup_promise && granted) continue;
         ++r.slow_wakeups;
         add_finding(r, "slow wake-up after a failover",
                     lock_name(f.lock) + " released by the nemesis at " + at(facts, held->end) + " (" +
@@ -239,7 +246,7 @@ void check_failover_wakeups(const RunFacts& facts, const Model& m, RunResult& r)
                         (held->release == Phase::ok ? ")" : "; counted from the replica's return at " +
                                                                  at(facts, released) + ")") +
                         " after its primary was killed and replaced; " +
-                        (next && next->ack <= gave_up ? "granted to a waiter only " : "no waiter granted it in ") +
+                        (granted ? "granted to a waiter only " : "no waiter granted it in ") +
                         std::to_string(latency / 1'000'000) + " ms later (promise: 3 s)");
     }
 }

@@ -29,12 +29,14 @@ std::string old_master_rejoined(std::uint16_t new_master, Nanos named, std::chro
 
 }  // namespace
 
-NemesisRunner::NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed,
+NemesisRunner::NemesisRunner(const Scenario& scenario, Primitive primitive, Duration lease, int locks,
+                             std::uint64_t seed,
                              support::RedisServer& server, Workers& workers, StatusPage& status, HistoryWriter& log,
                              std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
                              support::SentinelGroup* sentinels, support::RedisCluster* cluster, std::string dir,
                              std::string replica_sync)
     : scenario_(scenario),
+      primitive_(primitive),
       lease_(lease),
       locks_(locks),
       random_(seed),
@@ -446,7 +448,7 @@ int NemesisRunner::waiters_on(int lock, Nanos since_before) {
 
 // One line of the nemesis's own history, as a worker writes it.
 void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, std::string message) {
-    own_log_->write(Event{now_ns(), nemesis_worker, op, phase, lock, own_holds_, Access::exclusive, -1, value,
+    own_log_->write(Event{now_ns(), nemesis_worker, op, phase, lock, own_holds_, Access::exclusive, own_token_, value,
                           std::move(message)});
 }
 
@@ -486,11 +488,33 @@ bool NemesisRunner::kill_primary_under_waiters() {
     const std::size_t replica = cluster_->replica_of(primary);
     // Held past the kill, the promotion and the rejoin (seconds), then released.
     const Duration held_for = lease_ * 60;
-    Lock held(*client_, lock_name(lock));
+    // Taken as the workers take it, so that they wait as they always do (on
+    // their channel, in their queue) and its token is in their order. A
+    // semaphore has no one holder to wait behind: no fault.
+    if (primitive_ == Primitive::semaphore) return false;
+    std::unique_ptr<Lock> one;
+    std::unique_ptr<ReadWriteLock> read_write;
+    switch (primitive_) {
+        case Primitive::fenced: one = std::make_unique<FencedLock>(*client_, lock_name(lock)); break;
+        case Primitive::fair: one = std::make_unique<FairLock>(*client_, lock_name(lock), fair_wait_budget); break;
+        case Primitive::rwlock: read_write = std::make_unique<ReadWriteLock>(*client_, lock_name(lock)); break;
+        default: one = std::make_unique<Lock>(*client_, lock_name(lock)); break;
+    }
+    Lock& held = read_write ? read_write->write_lock() : *one;
     ++own_holds_;
+    own_token_ = -1;
     log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for), client_->current_owner());
     try {
-        if (!held.try_lock_for(lease_ * 4, held_for)) {  // a worker's section is at most 2 leases
+        const Duration wait = lease_ * 4;  // a worker's section is at most 2 leases
+        bool taken = false;
+        if (primitive_ == Primitive::fenced) {
+            const auto token = static_cast<FencedLock&>(held).try_lock_and_get_token(wait, held_for);
+            taken = token.has_value();
+            if (token) own_token_ = *token;
+        } else {
+            taken = held.try_lock_for(wait, held_for);
+        }
+        if (!taken) {
             log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
             return false;
         }

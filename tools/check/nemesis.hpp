@@ -32,7 +32,9 @@ class NemesisRunner {
 public:
     /// `dir`: the run's directory, for the nemesis's own history (worker-nemesis.log);
     /// `replica_sync`: the workers' Config::replica_sync, which the nemesis's own client uses too.
-    NemesisRunner(const Scenario& scenario, Duration lease, int locks, std::uint64_t seed, support::RedisServer& server,
+    /// `primitive`: the workers', which the nemesis takes too where it holds a lock itself.
+    NemesisRunner(const Scenario& scenario, Primitive primitive, Duration lease, int locks, std::uint64_t seed,
+                  support::RedisServer& server,
                   Workers& workers, StatusPage& status, HistoryWriter& log,
                   std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
                   support::SentinelGroup* sentinels = nullptr, support::RedisCluster* cluster = nullptr,
@@ -66,6 +68,7 @@ private:
     Duration scaled(double low, double high);
 
     const Scenario& scenario_;
+    Primitive primitive_;
     Duration lease_;
     int locks_;
     std::mt19937_64 random_;
@@ -85,6 +88,7 @@ private:
     std::unique_ptr<Client> client_;
     std::unique_ptr<HistoryWriter> own_log_;
     long own_holds_ = 0;
+    std::int64_t own_token_ = -1;  // the fencing token of its hold, where the primitive has one
 };
 
 }  // namespace holdfast::check

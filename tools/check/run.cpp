@@ -128,8 +128,8 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
     }
     Workers workers(base, dir, o.processes, lock_ports);
     HistoryWriter nemesis_log(dir + "/nemesis.log");
-    NemesisRunner nemesis(spec.scenario, o.lease, o.locks, random(), lock_server, workers, status.page(), nemesis_log, proxies,
-                          sentinels.get(), redis_cluster.get(), dir, o.replica_sync);
+    NemesisRunner nemesis(spec.scenario, spec.primitive, o.lease, o.locks, random(), lock_server, workers, status.page(),
+                          nemesis_log, proxies, sentinels.get(), redis_cluster.get(), dir, o.replica_sync);
 
     RunFacts facts;
     facts.dir = dir;
