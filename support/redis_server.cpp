@@ -58,6 +58,22 @@ std::uint16_t free_port(std::uint16_t max_port, std::uint16_t also_free_at) {
     return ntohs(addr.sin_port);
 }
 
+ClosedPort::ClosedPort() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        if (fd_ >= 0) ::close(fd_);
+        throw std::runtime_error("ClosedPort: cannot bind a loopback socket");
+    }
+    port_ = ntohs(addr.sin_port);
+}
+
+ClosedPort::~ClosedPort() { ::close(fd_); }
+
 RedisServer::RedisServer(std::vector<std::string> extra, std::uint16_t max_port)
     : extra_(std::move(extra)), max_port_(max_port) {
     start({});

@@ -66,6 +66,22 @@ private:
     bool paused_ = false;
 };
 
+/// A port on 127.0.0.1 kept bound, never listening, for the object's life: a
+/// connection to it is refused, and no server started meanwhile (by this
+/// process or a test beside it) can take it, as it could a free_port().
+class ClosedPort {
+public:
+    ClosedPort();
+    ~ClosedPort();
+    ClosedPort(const ClosedPort&) = delete;
+    ClosedPort& operator=(const ClosedPort&) = delete;
+    std::uint16_t port() const { return port_; }
+
+private:
+    int fd_ = -1;
+    std::uint16_t port_ = 0;
+};
+
 /// A free TCP port on 127.0.0.1 (bound then released; the caller binds it next),
 /// at most `max_port`; with `also_free_at`, port + also_free_at is free too
 /// (a cluster node's bus port).

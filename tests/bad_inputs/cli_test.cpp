@@ -125,7 +125,8 @@ TEST_F(BadInputsCli, BadUrlsExit2) {
 }
 
 TEST_F(BadInputsCli, AServerItCannotUseExits69NamingIt) {
-    const std::string nobody = "127.0.0.1:" + std::to_string(support::free_port());
+    const support::ClosedPort closed;
+    const std::string nobody = "127.0.0.1:" + std::to_string(closed.port());
     expect_failure(bare({"--url", "redis://" + nobody, "run", "job", "--", "touch", path("ran")}), 69,
                    {nobody, "is the server running"});
     expect_failure(bare({"--url", "redis://:wrong@" + server_name(), "status", "job"}), 69,

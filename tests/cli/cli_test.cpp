@@ -347,8 +347,9 @@ TEST_F(CliUsage, TakesTheServerFromRedisUrl) {
 }
 
 TEST_F(CliUsage, AnUnreachableServerExits69) {
+    const support::ClosedPort closed;
     const auto result = std::make_unique<Cli>(
-        std::vector<std::string>{"--url", "redis://127.0.0.1:" + std::to_string(support::free_port()), "status", "job"},
+        std::vector<std::string>{"--url", "redis://127.0.0.1:" + std::to_string(closed.port()), "status", "job"},
         dir, std::vector<std::string>{})->wait();
     EXPECT_EQ(result.status, 69);
     EXPECT_NE(result.err.find("127.0.0.1"), std::string::npos) << result.err;

@@ -71,7 +71,8 @@ TEST_F(CliFlags, JsonReportsEveryError) {
         EXPECT_EQ(error["error"]["exit_code"], code) << result.out;
         return error["error"]["message"].get<std::string>();
     };
-    const std::string nowhere = "redis://127.0.0.1:" + std::to_string(support::free_port());
+    const support::ClosedPort closed;
+    const std::string nowhere = "redis://127.0.0.1:" + std::to_string(closed.port());
     EXPECT_NE(error_of(Cli({"--url", nowhere, "status", "--json", "job"}, dir, {}).wait(), 69).find("127.0.0.1"),
               std::string::npos);
     EXPECT_NE(error_of(Cli({"--url", nowhere, "list", "--json"}, dir, {}).wait(), 69).find("127.0.0.1"),

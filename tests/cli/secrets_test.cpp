@@ -48,7 +48,8 @@ TEST_F(CliSecrets, UrlFileIsReadFromItsFirstLine) {
 
 // --url, then --url-file, then HOLDFAST_URL, then REDIS_URL: the first given wins.
 TEST_F(CliSecrets, TheFirstUrlGivenWins) {
-    const std::string nowhere = "redis://127.0.0.1:" + std::to_string(support::free_port());
+    const support::ClosedPort closed;
+    const std::string nowhere = "redis://127.0.0.1:" + std::to_string(closed.port());
     const std::string wrong = "redis://:wrong@127.0.0.1:" + std::to_string(server->port());
     EXPECT_EQ(holdfast_with({"status", "job"}, {"HOLDFAST_URL=" + url_with_password(), "REDIS_URL=" + nowhere}).status, 0);
     EXPECT_EQ(holdfast_with({"status", "job"}, {"REDIS_URL=" + url_with_password()}).status, 0);
