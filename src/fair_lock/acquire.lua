@@ -21,6 +21,7 @@
 -- refused command (ACL, out of memory) leaves nothing half done.
 local owner, budget, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[6], ARGV[8] .. ':' .. owner, '0'}},
     'releasing the fair lock')

@@ -7,6 +7,7 @@
 -- allow-oom, and the PUBLISH before any write, as in the release.
 local now = tonumber(ARGV[3])
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[2], ARGV[4], ARGV[1]}},
     'force-unlocking the fair lock')

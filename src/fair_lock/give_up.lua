@@ -10,6 +10,7 @@
 -- before any write, so a refused one changes nothing, and every call after
 -- the first write or publish is checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 local doing = 'leaving the fair lock queue'
 local queue = redis.call('lrange', KEYS[2], 0, -1)
 local at = nil

@@ -14,6 +14,7 @@
 -- or publish is checked before it (checked_calls.lua.part).
 local now = tonumber(ARGV[4])
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: ../lock/partial_release.lua.part
 local doing = 'releasing the fair lock'
@@ -37,7 +38,12 @@ if held then
         drop_dead(dead)
         return nil
     end
-    local partial = partial_release(ARGV[3], holds, ARGV[2], dead_calls(dead, {}), doing)
+    -- One of several holds: the HINCRBY is the first write, the dead's drop comes after.
+    refused = holds > 1 and dead > 0 and refused_call(dead_calls(dead, {}), doing)
+    if refused then
+        return refused
+    end
+    local partial = partial_release(ARGV[3], holds, ARGV[2], doing)
     if partial == true then
         drop_dead(dead)
         return 0
@@ -45,10 +51,17 @@ if held then
         return partial
     end
 end
--- The checked script checked the DEL with the release's rights.
-local calls = dead_calls(dead, head ~= false and {{ARGV[5], ARGV[6] .. ':' .. head, ARGV[1]}} or {})
-calls[#calls + 1] = {held and not checks_rights and 'del' or '', KEYS[1]}
-refused = refused_call(calls, doing, 2)
+-- What this writes and publishes, the first unchecked: the common case
+-- (no one dead) checks at most the DEL after the publish, which the checked
+-- script checked with the release's rights.
+local del = held and not checks_rights and 'del' or ''
+if dead > 0 then
+    local calls = dead_calls(dead, head ~= false and {{ARGV[5], ARGV[6] .. ':' .. head, ARGV[1]}} or {})
+    calls[#calls + 1] = {del, KEYS[1]}
+    refused = refused_call(calls, doing, 2)
+elseif head ~= false and del ~= '' and not redis.acl_check_cmd('del', KEYS[1]) then
+    refused = refusal('del', KEYS[1], doing)
+end
 if refused then
     return refused
 end

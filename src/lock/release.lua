@@ -27,7 +27,7 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if holds == nil then
     return nil
 end
-local partial = partial_release(ARGV[3], holds, ARGV[2], nil, 'releasing the lock')
+local partial = partial_release(ARGV[3], holds, ARGV[2], 'releasing the lock')
 if partial then
     return partial == true and 0 or partial
 end

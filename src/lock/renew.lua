@@ -11,6 +11,7 @@
 -- Reads first, then the PEXPIREs, each after the first checked before any
 -- (checked_calls.lua.part): the ACL may refuse one key and not another.
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/pexpire_all.lua.part
 local renewed, raised = {}, {}
 for i = 1, #KEYS do
     if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then

@@ -7,6 +7,7 @@
 -- Publish before any write: a refused PUBLISH (ACL) leaves the lock as it
 -- was; the DELs after it are checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[2]}},

@@ -13,6 +13,7 @@
 -- call after the first write or publish is checked before it
 -- (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}},

@@ -9,6 +9,7 @@
 -- Reads first, then the PEXPIREs, each after the first checked before any
 -- (checked_calls.lua.part): the ACL may refuse one key and not another.
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: read_hold.lua.part
 local renewed, calls = {}, {}
 for i = 1, #KEYS do

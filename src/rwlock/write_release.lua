@@ -22,7 +22,7 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
     return nil
 end
-local partial = partial_release(ARGV[3], holds, ARGV[2], nil, 'releasing the write lock')
+local partial = partial_release(ARGV[3], holds, ARGV[2], 'releasing the write lock')
 if partial then
     return partial == true and 0 or partial
 end
@@ -31,10 +31,13 @@ end
 -- waiters, who just try again). The mode and this field left: nothing else
 -- holds it. (The checked script checked the DEL with the release's rights.)
 local last = redis.call('hlen', KEYS[1]) == 2
-local refused_after = refused_call({{'hdel', KEYS[1], ARGV[3]},
-    last and {checks_rights and '' or 'del', KEYS[1]} or {'hset', KEYS[1], 'mode', 'read'}}, 'releasing the write lock')
-if refused_after then
-    return refused_after
+local doing = 'releasing the write lock'
+if not redis.acl_check_cmd('hdel', KEYS[1], ARGV[3]) then
+    return refusal('hdel', KEYS[1], doing)
+elseif last and not checks_rights and not redis.acl_check_cmd('del', KEYS[1]) then
+    return refusal('del', KEYS[1], doing)
+elseif not last and not redis.acl_check_cmd('hset', KEYS[1], 'mode', 'read') then
+    return refusal('hset', KEYS[1], doing)
 end
 redis.call(ARGV[4], ARGV[5], ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[3])

@@ -11,6 +11,7 @@
 -- ms until the nearest lease ends, or -1 when none will; a NOPERM error,
 -- nothing taken, when the user could not give the permit back.
 -- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing a permit')
 if refused then
