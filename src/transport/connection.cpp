@@ -49,6 +49,7 @@ void Connection::start() {
 SessionMachine::Options Connection::session_options() const {
     SessionMachine::Options o;
     o.locates = locate && config_.unix_socket.empty();
+    o.cluster_announced = cluster_announced;
     o.requires_master = config_.topology == Topology::sentinel;
     o.tls = tls_context_ != nullptr;
     o.auth = !config_.password.empty();

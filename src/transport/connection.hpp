@@ -112,6 +112,9 @@ public:
     /// Set: asked where to connect before each attempt, instead of the
     /// config's host and port (a Sentinel master).
     Locator locate;
+    /// Set before start(): the address is what a cluster announced (CLUSTER
+    /// SLOTS, a redirect), not the user's; errors reaching it say so.
+    bool cluster_announced = false;
 
     /// Loop thread: drops the connection unless it is (being) made to
     /// `keep`, and ends the backoff of one that failed to reach another; it

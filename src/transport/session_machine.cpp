@@ -232,6 +232,12 @@ SessionMachine::Actions SessionMachine::stop() {
 }
 
 std::string SessionMachine::unreachable(const std::string& what) const {
+    if (options_.cluster_announced)
+        return "the cluster announces " + address_.name() + " for this node (CLUSTER SLOTS, or a MOVED/ASK redirect): " +
+               what +
+               "; if that is not where this client reaches the node, check the nodes' cluster-announce-ip/"
+               "cluster-announce-port (what a node announces itself as), or map it with Config::nat_map (nat_map= "
+               "in the URL)";
     if (!options_.locates) return what;
     return "the sentinels give " + address_.name() + " for it: " + what +
            "; if that is not where this client reaches the master, check the address in the sentinels' `sentinel "

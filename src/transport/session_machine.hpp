@@ -48,6 +48,7 @@ public:
 
     struct Options {
         bool locates = false;          ///< ask where to connect before each attempt (a sentinel's master)
+        bool cluster_announced = false;  ///< `address` is what a cluster announced (CLUSTER SLOTS, a redirect)
         bool requires_master = false;  ///< ROLE other than master: fail and ask again (Topology::sentinel)
         bool tls = false;
         bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false;
@@ -141,7 +142,7 @@ private:
     /// Ends the attempt or the connection: close, fail, back off (after `actions`).
     Actions fail(std::string why, errc code);
     Actions fail(std::string why, errc code, Actions actions);
-    /// Behind a sentinel: what failed, with where the address came from.
+    /// Behind a sentinel or in a cluster: what failed, with where the address came from.
     std::string unreachable(const std::string& what) const;
 
     Options options_;

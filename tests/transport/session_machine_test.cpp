@@ -279,6 +279,28 @@ TEST(SessionMachine, BehindSentinelsAnUnreachableMasterIsNamedWithWhereTheAddres
     EXPECT_NE(m.why().find("Config::nat_map"), std::string::npos) << m.why();
 }
 
+TEST(SessionMachine, AnUnreachableClusterNodeIsNamedWithWhereTheAddressCameFrom) {
+    Machine::Options o = plain();
+    o.cluster_announced = true;
+    Machine m(o);
+    m.start();
+    m.connect_failed(m.generation(), "cannot connect: Connection refused");
+    EXPECT_EQ(m.why().rfind("the cluster announces 127.0.0.1:7000 for this node (CLUSTER SLOTS, or a MOVED/ASK "
+                            "redirect): cannot connect: Connection refused; ",
+                            0),
+              0u)
+        << m.why();
+    EXPECT_NE(m.why().find("Config::nat_map"), std::string::npos) << m.why();
+    // A timeout too; an address the user gave is named as it is.
+    m.retry_timer_fired();
+    m.connect_timer_fired(m.generation());
+    EXPECT_EQ(m.why().rfind("the cluster announces 127.0.0.1:7000 for this node", 0), 0u) << m.why();
+    Machine given(plain());
+    given.start();
+    given.connect_failed(given.generation(), "cannot connect: Connection refused");
+    EXPECT_EQ(given.why(), "cannot connect: Connection refused");
+}
+
 TEST(SessionMachine, TheBackoffDoublesUpToItsCapAndStartsOverOnceReady) {
     Machine m(plain());  // 100 ms, at most 300 ms
     std::vector<long long> delays;
