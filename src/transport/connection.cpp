@@ -132,11 +132,17 @@ void Connection::perform(const SessionMachine::Action& action) {
         case Kind::close: return close_socket();
         case Kind::tell_lost: return tell(Event::Kind::connection_lost, machine_.why());
         case Kind::fail_in_flight: return fail_in_flight(action.code, action.established);
-        case Kind::fail_waiting:
-            return fail_waiting(action.code == errc::client_closed
-                                    ? not_sent(server_)
-                                    : Failure(action.code, "holdfast: " + server_ + ": " + machine_.why()),
-                                true);
+        case Kind::fail_waiting: {
+            if (action.code == errc::client_closed) return fail_waiting(not_sent(server_), true);
+            const Failure refused(action.code, "holdfast: " + server_ + ": " + machine_.why());
+            {
+                // Retrying cannot help (credentials, a certificate): commands
+                // submitted from now on fail at once too, until a reconnect succeeds.
+                std::lock_guard lock(mutex_);
+                refused_ = refused;
+            }
+            return fail_waiting(refused, true);
+        }
         case Kind::fail_one_attempt: return fail_one_attempt(machine_.why());
         case Kind::arm_backoff:
             retry_timer_.expires_after(action.delay);
@@ -161,11 +167,10 @@ void Connection::submit(Pending pending, std::string_view encoded) {
     {
         std::lock_guard lock(mutex_);
         if (state_ != State::ready) {
-            if (state_ == State::stopped) {
+            if (state_ == State::stopped || refused_) {
+                const Failure error = state_ == State::stopped ? not_sent(server_) : refused_;
                 if (pending.handler)
-                    asio::post(io_, [handler = std::move(pending.handler), server = server_] {
-                        handler(not_sent(server), Reply{});
-                    });
+                    asio::post(io_, [handler = std::move(pending.handler), error] { handler(error, Reply{}); });
                 return;
             }
             if (!pending.one_attempt || state_ != State::backoff) {
@@ -197,7 +202,7 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
     bool stopped = false;
     {
         std::lock_guard lock(mutex_);
-        if (state_ == State::stopped) {
+        if (state_ == State::stopped || (state_ != State::ready && refused_)) {
             stopped = true;
         } else if (state_ != State::ready) {
             waiting_.push_back({asking, std::move(ignore), now});
@@ -210,7 +215,7 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
             epoch = epoch_;
         }
     }
-    if (stopped) return submit(encoded, std::move(handler));  // fails it, as submit() does
+    if (stopped) return submit(encoded, std::move(handler));  // fails it, as submit() does (or refused)
     drain(epoch);
 }
 
@@ -507,6 +512,7 @@ void Connection::became_ready() {
         std::lock_guard lock(mutex_);
         state_ = State::ready;
         last_error_.clear();
+        refused_ = nullptr;
         for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now(), p.hold);
         waiting_.clear();
         epoch = epoch_;

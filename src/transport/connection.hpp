@@ -67,7 +67,8 @@ using Locator = std::function<void(LocateHandler)>;
 /// disconnected wait for the reconnect up to Config::timeout (submit_one_attempt:
 /// for one attempt), then fail naming the server (errc::not_connected); a refusal
 /// that retrying cannot fix (credentials, a certificate) fails them at once
-/// (errc::auth_refused, tls_failed). A
+/// (errc::auth_refused, tls_failed), and so every command submitted after it,
+/// until a reconnect succeeds (the attempts go on meanwhile). A
 /// command without a reply within Config::timeout (after what a WAIT ahead of it
 /// may hold: submit's `hold`) closes the connection (a stalled server), which
 /// fails the commands behind it too, unless the server answered some command
@@ -250,6 +251,9 @@ private:
     std::deque<Pending> waiting_;   // submitted while not ready
     Clock::time_point held_until_{};  // a WAIT in flight keeps the server from answering until then
     std::string last_error_;
+    // The last attempt's refusal that retrying cannot fix (auth_refused,
+    // tls_failed, protocol_error); set, commands fail at once with it until ready.
+    Failure refused_;
     // TLS, new for each connection (set by the loop thread); a writer takes
     // its own reference with the fd, so a reconnect never frees one under it.
     std::shared_ptr<TlsSession> tls_;

@@ -153,5 +153,63 @@ TEST_F(LargeReplies, SpanSlicesAndReadsWhole) {
     }
 }
 
+// The password is rotated while the client is connected (CONFIG SET
+// requirepass), then its connections drop: once a reconnect is refused AUTH,
+// every command fails at once with AuthError, not after waiting for the next
+// reconnect attempt (here 2 s and more apart); the attempts go on, and once
+// one succeeds (the old password back) commands run again.
+class PasswordRotation : public RedisTest {
+protected:
+    std::vector<std::string> server_args() override { return {"--requirepass", "old"}; }
+    void SetUp() override {
+        RedisTest::SetUp();
+        raw->command({"AUTH", "old"});
+    }
+    /// A try_lock's outcome: "auth" (AuthError), "lost" (its connection
+    /// dropped under it), "locked", or what else it threw.
+    static std::string try_once(Lock& lock) {
+        try {
+            if (lock.try_lock()) {
+                lock.unlock();
+                return "locked";
+            }
+            return "refused";
+        } catch (const AuthError&) {
+            return "auth";
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    }
+};
+
+TEST_F(PasswordRotation, AfterARefusedReconnectCommandsFailAtOnceWithAuthError) {
+    Config c = config();
+    c.password = "old";
+    c.retry_interval = 2s;  // a command that waited for the next attempt would take that long
+    c.retry_interval_max = 4s;
+    c.timeout = 10s;
+    Client client(c);
+    Lock lock(client, "door");
+    ASSERT_EQ(try_once(lock), "locked");
+    raw->command({"CONFIG", "SET", "requirepass", "new"});
+    raw->command({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"});
+    raw->command({"CLIENT", "KILL", "TYPE", "pubsub"});
+    // A command sent before the connection saw the kill is lost with it; the
+    // reconnect that follows is refused.
+    std::string outcome;
+    for (int tries = 0; tries < 3 && outcome != "auth"; ++tries) outcome = try_once(lock);
+    ASSERT_EQ(outcome, "auth") << "no AuthError after the password changed";
+    for (int i = 0; i < 5; ++i) {
+        const auto sent = std::chrono::steady_clock::now();
+        EXPECT_EQ(try_once(lock), "auth");
+        const auto took = std::chrono::steady_clock::now() - sent;
+        EXPECT_LT(took, 1s) << "command " << i << " waited "
+                            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                            << " ms for the next reconnect attempt";
+    }
+    raw->command({"CONFIG", "SET", "requirepass", "old"});
+    EXPECT_TRUE(eventually([&] { return try_once(lock) == "locked"; }, 30s)) << "never reconnected";
+}
+
 }  // namespace
 }  // namespace holdfast::testing
