@@ -41,6 +41,7 @@ LogLevel level_of(Event::Kind kind) {
         case Event::Kind::renewal_failed:
         case Event::Kind::release_failed:  // not released as asked: others wait up to its lease
             return LogLevel::warning;
+        case Event::Kind::connected:
         case Event::Kind::connection_restored:
         case Event::Kind::slow_acquire:
         case Event::Kind::script_reloaded: return LogLevel::info;

@@ -61,6 +61,8 @@ SessionMachine::Options Connection::session_options() const {
     o.probes_rights = !is_push;
     // Behind a sentinel or with replica sync on: is it the master, with how many replicas.
     o.asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
+    // What runs there, for the connected event and holdfast status.
+    o.asks_server = true;
     if (config_.unix_socket.empty()) o.address = {config_.host, config_.port};
     o.connect_timeout = config_.connect_timeout;
     o.retry_interval = config_.retry_interval;
@@ -127,7 +129,8 @@ void Connection::perform(const SessionMachine::Action& action) {
             may_ask_rights_ = true;
             return send_handshake({{Step::rights, encode_command({"ACL", "GETUSER", acl_user()})}});
         case Kind::replicas: return count_replicas(action.count);
-        case Kind::tell_restored: return tell(Event::Kind::connection_restored, "");
+        case Kind::tell_connected: return tell(Event::Kind::connected, peer().second);
+        case Kind::tell_restored: return tell(Event::Kind::connection_restored, peer().second);
         case Kind::become_ready: return became_ready();
         case Kind::close: return close_socket();
         case Kind::tell_lost: return tell(Event::Kind::connection_lost, machine_.why());
@@ -479,6 +482,7 @@ void Connection::start_session(std::uint8_t steps) {
             encode_command(
                 {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
     if (has(Step::role)) commands.emplace_back(Step::role, encode_command({"ROLE"}));
+    if (has(Step::server_info)) commands.emplace_back(Step::server_info, encode_command({"INFO", "server"}));
     send_handshake(commands);
 }
 
@@ -494,6 +498,8 @@ void Connection::send_handshake(const std::vector<std::pair<Step, std::string>>&
                                                                                                   Reply reply) {
                 if (error) return;
                 if (step == Step::rights && generation == self->machine_.generation()) self->on_rights(reply);
+                if (step == Step::server_info && generation == self->machine_.generation())
+                    self->on_server_info(reply);
                 self->run(self->machine_.replied(generation, step, reply));
             };
             must_drain |= enqueue_locked(encoded, std::move(handler), Clock::now());
@@ -513,6 +519,7 @@ void Connection::became_ready() {
         state_ = State::ready;
         last_error_.clear();
         refused_ = nullptr;
+        peer_ = address();
         for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now(), p.hold);
         waiting_.clear();
         epoch = epoch_;

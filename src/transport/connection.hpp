@@ -74,6 +74,10 @@ using Locator = std::function<void(LocateHandler)>;
 /// fails the commands behind it too, unless the server answered some command
 /// within Config::timeout: a reply late behind a deep queue of this client's
 /// own commands is not a stall.
+/// What INFO server's reply says runs there: "Redis 7.0.15", "Valkey 8.0.1",
+/// with ", cluster" or ", sentinel" when not standalone; "" if not an INFO reply.
+std::string software_of(const Reply& info);
+
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(asio::io_context& io, const Config& config);
@@ -154,6 +158,10 @@ public:
     const Config& config() const { return config_; }
     /// Where it is (or was last) connected: behind a sentinel, the master's address.
     std::string address() const { return locate ? machine_.address().name() : server_; }
+    /// Where it was last ready ("host:port"; empty before) and what runs
+    /// there ("Redis 7.0.15", "Valkey 8.0.1, cluster"; empty if INFO was
+    /// refused). Any thread.
+    std::pair<std::string, std::string> peer() const;
 
 private:
     using State = SessionMachine::State;
@@ -191,6 +199,8 @@ private:
     void on_rights(const Reply& reply);
     /// Counts the replicas the master reports (ROLE).
     void count_replicas(int count);
+    /// Reads what runs at the server from INFO server's reply (software_of).
+    void on_server_info(const Reply& reply);
     /// The user the connection authenticates as ("default" without one).
     std::string acl_user() const;
     /// Closes the socket under both locks; the commands in flight move to dropped_.
@@ -239,7 +249,7 @@ private:
     std::mutex write_mutex_;
     std::string batch_;  // drain()'s, under write_mutex_: the bytes being sent
     // Guards everything below it.
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     State state_ = State::idle;     // the machine's, as submitters see it: set by the actions that change it
     int fd_ = -1;                   // the socket while handshaking or ready
     std::uint64_t epoch_ = 0;       // bumps with every fail(): writers of an older one stand down
@@ -254,6 +264,8 @@ private:
     // The last attempt's refusal that retrying cannot fix (auth_refused,
     // tls_failed, protocol_error); set, commands fail at once with it until ready.
     Failure refused_;
+    std::string peer_;      // address() when last ready
+    std::string software_;  // software_of() the last INFO server answered
     // TLS, new for each connection (set by the loop thread); a writer takes
     // its own reference with the fd, so a reconnect never frees one under it.
     std::shared_ptr<TlsSession> tls_;

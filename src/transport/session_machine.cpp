@@ -101,6 +101,7 @@ SessionMachine::Actions SessionMachine::start_handshake() {
     if (options_.setname) steps |= bit(Step::setname);
     if (options_.probes_rights) steps |= bit(Step::rights_probe);
     if (options_.asks_role) steps |= bit(Step::role);
+    if (options_.asks_server) steps |= bit(Step::server_info);
     replies_due_ = 0;
     for (std::uint8_t s = steps; s != 0; s &= static_cast<std::uint8_t>(s - 1)) ++replies_due_;
     Actions actions;
@@ -131,8 +132,9 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
                                 "); check the password and database number in the URL",
                             errc::auth_refused);
             break;
-        case Step::setname:  // cosmetic: an ACL without +client|setname leaves it unnamed
-        case Step::rights:   // the driver reads the rights; a refusal means they are checked
+        case Step::setname:      // cosmetic: an ACL without +client|setname leaves it unnamed
+        case Step::server_info:  // cosmetic: the driver reads it; refused (an ACL without INFO), not told
+        case Step::rights:       // the driver reads the rights; a refusal means they are checked
             break;
         case Step::rights_probe:
             if (reply.is_integer() && reply.integer == 1) {
@@ -161,7 +163,10 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
     if (lost_) {
         lost_ = false;
         actions.push({Kind::tell_restored});
+    } else if (!connected_) {
+        actions.push({Kind::tell_connected});
     }
+    connected_ = true;
     actions.push({Kind::become_ready});
     return actions;
 }

@@ -44,6 +44,7 @@ public:
         rights_probe = 1 << 4,  ///< EVAL_RO: may the user run ACL GETUSER? (1: yes)
         rights = 1 << 5,        ///< ACL GETUSER, sent when the probe says yes
         role = 1 << 6,          ///< ROLE: a master? with how many replicas?
+        server_info = 1 << 7,   ///< INFO server: what runs there (cosmetic: a refusal is ignored)
     };
 
     struct Options {
@@ -51,7 +52,8 @@ public:
         bool cluster_announced = false;  ///< `address` is what a cluster announced (CLUSTER SLOTS, a redirect)
         bool requires_master = false;  ///< ROLE other than master: fail and ask again (Topology::sentinel)
         bool tls = false;
-        bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false;
+        bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false,
+             asks_server = false;
         ServerAddress address;  ///< where to connect when not located
         std::chrono::milliseconds connect_timeout{1000};
         std::chrono::milliseconds retry_interval{100};      ///< the first backoff, and again once ready
@@ -68,6 +70,7 @@ public:
             send_handshake,        ///< start reading, send `steps` in Step order; each reply is replied()
             send_rights,           ///< ACL GETUSER, one more handshake reply (Step::rights)
             replicas,              ///< the server reports `count` replicas (none: a replica, or unknown)
+            tell_connected,        ///< Config::on_event: connected (the first time ready)
             tell_restored,         ///< Config::on_event: connection_restored
             become_ready,          ///< run on_ready, send the commands that waited
             close,                 ///< close the socket; keep the commands in flight for fail_in_flight
@@ -153,6 +156,7 @@ private:
     std::chrono::milliseconds backoff_{options_.retry_interval};
     int replies_due_ = 0;  // handshake
     bool lost_ = false;    // told connection_lost, not yet connection_restored
+    bool connected_ = false;  // told connected: ready once
 };
 
 }  // namespace holdfast::detail

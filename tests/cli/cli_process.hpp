@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "redis_fixture.hpp"
+#include "transport/connection.hpp"
 
 extern char** environ;
 
@@ -159,6 +160,14 @@ protected:
     std::unique_ptr<HeldLock> hold(const std::string& name) { return std::make_unique<HeldLock>(config(), name); }
 
     std::string path(const std::string& name) const { return (dir / name).string(); }
+    /// The line holdfast status ends each name's lines with: where it was
+    /// read, and what runs there (as INFO server says it).
+    std::string server_line() const {
+        detail::Reply info;
+        info.type = detail::Reply::Type::string;
+        info.str = raw->string({"INFO", "server"});
+        return "  server: 127.0.0.1:" + std::to_string(server->port()) + " (" + detail::software_of(info) + ")\n";
+    }
     /// The pid a command wrote to `name` (echo $$ > name), once the line is complete.
     pid_t written_pid(const std::string& name, Cli& cli) {
         EXPECT_TRUE(eventually([&] { return read_file(path(name)).ends_with('\n'); }, 20s)) << cli.err();

@@ -36,7 +36,7 @@ TEST_F(CliSecrets, UrlFileIsReadFromItsFirstLine) {
     std::ofstream(path("url")) << url_with_password() << "\r\nthe second line is not read\n";
     const auto result = holdfast_with({"--url-file", path("url"), "status", "job"}, {});
     EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "job: free\n");
+    EXPECT_EQ(result.out, "job: free\n" + server_line());
 
     std::ofstream(path("empty")) << "\n";
     const auto empty = holdfast_with({"--url-file", path("empty"), "status", "job"}, {});

@@ -67,6 +67,7 @@ TEST(EventLogger, ALeaseLostIsAnErrorALostConnectionAWarningTheRestInfo) {
     EXPECT_EQ(level_of(Event::Kind::connection_lost), LogLevel::warning);
     EXPECT_EQ(level_of(Event::Kind::renewal_failed), LogLevel::warning);
     EXPECT_EQ(level_of(Event::Kind::release_failed), LogLevel::warning);
+    EXPECT_EQ(level_of(Event::Kind::connected), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::connection_restored), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::slow_acquire), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::script_reloaded), LogLevel::info);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "redis_fixture.hpp"
@@ -209,6 +210,105 @@ TEST_F(PasswordRotation, AfterARefusedReconnectCommandsFailAtOnceWithAuthError) 
     }
     raw->command({"CONFIG", "SET", "requirepass", "old"});
     EXPECT_TRUE(eventually([&] { return try_once(lock) == "locked"; }, 30s)) << "never reconnected";
+}
+
+// What runs at the server, from INFO server: its name and version as each
+// kind of server reports them (the texts trimmed from Redis 7.0.15 and 7.2.6,
+// Valkey 7.2.7 and 8.0.1, whose redis_version is the Redis they are
+// compatible with; Valkey 8 says server_mode), and the mode when not standalone.
+TEST(ServerSoftware, IsReadFromInfoServerAsEachServerSaysIt) {
+    auto info = [](const std::string& text) {
+        detail::Reply reply;
+        reply.type = detail::Reply::Type::string;
+        reply.str = text;
+        return detail::software_of(reply);
+    };
+    EXPECT_EQ(info("# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_mode:standalone\r\n"),
+              "Redis 7.0.15");
+    EXPECT_EQ(info("# Server\r\nredis_version:7.2.6\r\nredis_mode:cluster\r\nos:Linux\r\n"), "Redis 7.2.6, cluster");
+    EXPECT_EQ(info("# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:7.2.7\r\n"
+                   "redis_mode:sentinel\r\n"),
+              "Valkey 7.2.7, sentinel");
+    EXPECT_EQ(info("# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n"
+                   "server_mode:standalone\r\n"),
+              "Valkey 8.0.1");
+    EXPECT_EQ(info("# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n"
+                   "server_mode:cluster\r\n"),
+              "Valkey 8.0.1, cluster");
+    detail::Reply refused;
+    refused.type = detail::Reply::Type::error;
+    refused.str = "NOPERM User u has no permissions to run the 'info' command";
+    EXPECT_EQ(detail::software_of(refused), "");
+}
+
+// The client tells `connected` once per server, naming what runs there (a
+// pool of two and a pub/sub connection: one event), and `connection_restored`
+// names it again after a loss; holdfast status shows it for each name.
+using ConnectedEvent = RedisTest;
+
+TEST_F(ConnectedEvent, NamesTheServerAndItsVersionOncePerServer) {
+    detail::Reply info;
+    info.type = detail::Reply::Type::string;
+    info.str = raw->string({"INFO", "server"});
+    const std::string software = detail::software_of(info);  // "Redis 7.0.15" (ServerSoftware: each server's form)
+    ASSERT_NE(software, "");
+    std::mutex mutex;
+    std::vector<Event> told;
+    Config c = config();
+    c.on_event = [&](const Event& event) {
+        std::lock_guard lock(mutex);
+        told.push_back(event);
+    };
+    auto of_kind = [&](Event::Kind kind) {
+        std::lock_guard lock(mutex);
+        std::vector<Event> found;
+        for (const auto& e : told)
+            if (e.kind == kind) found.push_back(e);
+        return found;
+    };
+    Client client(c);
+    Lock lock(client, "door");
+    lock.lock();
+    lock.unlock();
+    const std::string server_name = "127.0.0.1:" + std::to_string(server->port());
+    ASSERT_TRUE(eventually([&] { return !of_kind(Event::Kind::connected).empty(); }));
+    const auto connected = of_kind(Event::Kind::connected);
+    ASSERT_EQ(connected.size(), 1u) << connected.back().to_string();
+    EXPECT_EQ(connected[0].server, server_name);
+    EXPECT_EQ(connected[0].detail, software);
+    EXPECT_EQ(connected[0].to_string(), "holdfast: connected: on " + server_name + ": " + software);
+
+    raw->command({"CLIENT", "KILL", "SKIPME", "yes"});
+    ASSERT_TRUE(eventually([&] { return !of_kind(Event::Kind::connection_restored).empty(); }));
+    EXPECT_EQ(of_kind(Event::Kind::connection_restored)[0].detail, software);
+    EXPECT_EQ(of_kind(Event::Kind::connected).size(), 1u) << "a reconnect is not a first connection";
+
+    const LockState state = inspect(client, "door");
+    EXPECT_EQ(state.server, server_name);
+    EXPECT_EQ(state.server_version, software);
+}
+
+// A user without INFO: the connection serves, and the event says nothing of
+// what runs there.
+TEST_F(ConnectedEvent, WithoutInfoTheVersionIsUnknownAndTheClientWorks) {
+    raw->command({"ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "&*", "+@all", "-info"});
+    std::mutex mutex;
+    std::vector<Event> connected;
+    Config c = config();
+    c.username = "noinfo";
+    c.password = "pw";
+    c.on_event = [&](const Event& event) {
+        std::lock_guard lock(mutex);
+        if (event.kind == Event::Kind::connected) connected.push_back(event);
+    };
+    Client client(c);
+    Lock lock(client, "door");
+    ASSERT_TRUE(lock.try_lock());
+    lock.unlock();
+    std::lock_guard guard(mutex);
+    ASSERT_EQ(connected.size(), 1u);
+    EXPECT_EQ(connected[0].detail, "");
+    EXPECT_EQ(inspect(client, "door").server_version, "");
 }
 
 }  // namespace

@@ -125,7 +125,8 @@ TEST(SessionMachine, APlainServerIsReadyAfterItsPingAndTheRightsProbe) {
     EXPECT_EQ(sent[1].steps, bits({Step::ping, Step::rights_probe}));
     EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
     EXPECT_EQ(m.state(), State::handshake);
-    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(0))), (K{Kind::become_ready}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(0))),
+              (K{Kind::tell_connected, Kind::become_ready}));
     EXPECT_EQ(m.state(), State::ready);
 }
 
@@ -145,8 +146,23 @@ TEST(SessionMachine, AuthSelectTlsAndRoleEachTakeTheirTurn) {
     EXPECT_TRUE(m.replied(m.generation(), Step::setname, error_reply("NOPERM no setname")).empty());
     EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
     const auto ready = m.replied(m.generation(), Step::role, role("master", 2));
-    EXPECT_EQ(kinds(ready), (K{Kind::replicas, Kind::become_ready}));
+    EXPECT_EQ(kinds(ready), (K{Kind::replicas, Kind::tell_connected, Kind::become_ready}));
     EXPECT_EQ(ready[0].count, 2);
+    EXPECT_EQ(m.state(), State::ready);
+}
+
+// INFO server names what runs there (the connected event); refused by an
+// ACL, the connection serves all the same.
+TEST(SessionMachine, ARefusedInfoIsCosmetic) {
+    Machine::Options o = plain();
+    o.asks_server = true;
+    Machine m(o);
+    m.start();
+    const auto sent = m.connected(m.generation());
+    EXPECT_EQ(sent[1].steps, bits({Step::ping, Step::server_info}));
+    EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::server_info, error_reply("NOPERM no info"))),
+              (K{Kind::tell_connected, Kind::become_ready}));
     EXPECT_EQ(m.state(), State::ready);
 }
 
@@ -168,7 +184,8 @@ TEST(SessionMachine, ARightsProbeSayingYesAsksTheRightsBeforeReady) {
     m.replied(m.generation(), Step::ping, status("PONG"));
     EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(1))), (K{Kind::send_rights}));
     EXPECT_EQ(m.state(), State::handshake);  // one more reply due
-    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))), (K{Kind::become_ready}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))),
+              (K{Kind::tell_connected, Kind::become_ready}));
 }
 
 TEST(SessionMachine, RefusedCredentialsFailTheWaitingCommandsAtOnce) {
@@ -232,7 +249,7 @@ TEST(SessionMachine, AReplicaServesWhenNoSentinelAsksForAMaster) {
     to_handshake(m);
     m.replied(m.generation(), Step::ping, status("PONG"));
     const auto actions = m.replied(m.generation(), Step::role, role("slave"));
-    EXPECT_EQ(kinds(actions), (K{Kind::replicas, Kind::become_ready}));
+    EXPECT_EQ(kinds(actions), (K{Kind::replicas, Kind::tell_connected, Kind::become_ready}));
     EXPECT_EQ(actions[0].count, 0);
 }
 
@@ -241,7 +258,7 @@ TEST(SessionMachine, ARefusedRoleLeavesTheReplicasUnknownAndTheConnectionServes)
     to_handshake(m);
     m.replied(m.generation(), Step::ping, status("PONG"));
     const auto actions = m.replied(m.generation(), Step::role, error_reply("NOPERM this user has no permissions"));
-    EXPECT_EQ(kinds(actions), (K{Kind::become_ready}));  // no replicas action: the count stays unknown
+    EXPECT_EQ(kinds(actions), (K{Kind::tell_connected, Kind::become_ready}));  // no replicas: the count stays unknown
     EXPECT_EQ(m.state(), State::ready);
 }
 
@@ -448,11 +465,12 @@ TEST(SessionMachine, ALostConnectionIsToldOnceAndItsReturnOnce) {
     m.connected(m.generation());
     EXPECT_EQ(kinds(m.replied(m.generation(), Step::ping, status("PONG"))),
               (K{Kind::tell_restored, Kind::become_ready}));
-    // A first connection restores nothing.
+    // A first connection restores nothing: it is told as connected, once.
     Machine fresh(plain());
     fresh.start();
     fresh.connected(fresh.generation());
-    EXPECT_EQ(kinds(fresh.replied(fresh.generation(), Step::ping, status("PONG"))), (K{Kind::become_ready}));
+    EXPECT_EQ(kinds(fresh.replied(fresh.generation(), Step::ping, status("PONG"))),
+              (K{Kind::tell_connected, Kind::become_ready}));
 }
 
 TEST(SessionMachine, AReplyThatIsNotRespFailsTheWaitingCommandsToo) {

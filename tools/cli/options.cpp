@@ -153,8 +153,8 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
                    "connected to: --tls-server-name redis.internal")
         ->type_name("NAME");
     app.add_flag("-v,--verbose", global.verbose,
-                 "Log the client's events to stderr: connections lost and restored, failed renewals, lost "
-                 "leases, slow acquires, reloaded scripts: -v");
+                 "Log the client's events to stderr: servers connected to (and what runs there), connections lost "
+                 "and restored, failed renewals, lost leases, slow acquires, reloaded scripts: -v");
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
                  "Lease of a lock (or permit) taken without --lease, renewed every third of it [30s]: "
                  "--watchdog-timeout 10s",
