@@ -132,11 +132,12 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
                        "[?sentinel_password=P&sentinel_username=U]#MASTER (user:password: the master's) or "
                        "redis-cluster://[user:password@]host:port[,host:port...]; rediss://, rediss-sentinel:// "
                        "and rediss-cluster:// for TLS. Default: $HOLDFAST_URL, else $REDIS_URL, else "
-                       "redis://127.0.0.1:6379. A password here shows in ps: use HOLDFAST_URL or --url-file. "
-                       "--url redis://redis.internal:6379/2")
+                       "redis://127.0.0.1:6379. A password here shows in ps (holdfast warns of it): use "
+                       "HOLDFAST_URL or --url-file. --url redis://redis.internal:6379/2")
                    ->type_name("URL");
     add_file(app, "--url-file", global.url_file,
-             "Read the URL from the first line of FILE, keeping its password off the command line: "
+             "Read the URL from the first line of FILE, keeping its password off the command line (chmod 600 "
+             "it: holdfast warns of a password others can read): "
              "--url-file /etc/holdfast/url")
         ->excludes(url);
     add_duration(app, "--timeout", global.timeout,
