@@ -26,7 +26,7 @@ struct HOLDFAST_EXPORT Event {
         release_failed,       ///< primitive, name, owner, server, detail: an unlock that did not release (not held,
                               ///< lost, refused, outcome unknown); the hold is no longer renewed
         completion_threw,     ///< primitive, name, detail: a completion given to an async call threw; swallowed
-        connected,            ///< server, detail (what runs there, "Redis 7.0.15", when INFO answered): this
+        connected,            ///< server, detail (what runs there: "Redis 7.0.15", "Valkey 8.0.1"): this
                               ///< client's first connection to that server is ready; told once per server
     };
     Kind kind = Kind::connection_lost;

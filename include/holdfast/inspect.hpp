@@ -118,9 +118,9 @@ struct HOLDFAST_EXPORT LockState {
     /// Where it was read, "host:port": the server, the master the sentinels
     /// name, or the cluster node serving `name`.
     std::string server;
-    /// What runs there, from INFO server when the client connected: "Redis
-    /// 7.0.15", "Valkey 8.0.1" (", cluster" in a cluster); empty when the
-    /// server refused INFO (an ACL without it).
+    /// What runs there, as the client's connection learnt it when it
+    /// connected: "Redis 7.0.15", "Valkey 8.0.1"; empty if the server refused
+    /// to tell (an ACL without EVAL_RO).
     std::string server_version;
 };
 

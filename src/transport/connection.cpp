@@ -61,8 +61,8 @@ SessionMachine::Options Connection::session_options() const {
     o.probes_rights = !is_push;
     // Behind a sentinel or with replica sync on: is it the master, with how many replicas.
     o.asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
-    // What runs there, for the connected event and holdfast status.
-    o.asks_server = true;
+    // A connection for commands tells the first time it is ready (Event::Kind::connected).
+    o.tells_connected = !is_push;
     if (config_.unix_socket.empty()) o.address = {config_.host, config_.port};
     o.connect_timeout = config_.connect_timeout;
     o.retry_interval = config_.retry_interval;
@@ -476,13 +476,14 @@ void Connection::start_session(std::uint8_t steps) {
     // EVAL_RO, as it writes nothing, and so that it is not counted with the
     // primitives' script calls); the answer asks, and the connection is ready
     // once told, so every script call it carries uses the same choice from its first.
+    // It also says what runs there (software_of), which INFO would say only
+    // to a user granted it (and log a refusal in ACL LOG for every other).
+    static const std::string probe =
+        "return {redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0, "
+        "redis.SERVER_NAME or 'redis', redis.VALKEY_VERSION or redis.REDIS_VERSION}";
     if (has(Step::rights_probe))
-        commands.emplace_back(
-            Step::rights_probe,
-            encode_command(
-                {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
+        commands.emplace_back(Step::rights_probe, encode_command({"EVAL_RO", probe, "0", acl_user()}));
     if (has(Step::role)) commands.emplace_back(Step::role, encode_command({"ROLE"}));
-    if (has(Step::server_info)) commands.emplace_back(Step::server_info, encode_command({"INFO", "server"}));
     send_handshake(commands);
 }
 
@@ -498,7 +499,7 @@ void Connection::send_handshake(const std::vector<std::pair<Step, std::string>>&
                                                                                                   Reply reply) {
                 if (error) return;
                 if (step == Step::rights && generation == self->machine_.generation()) self->on_rights(reply);
-                if (step == Step::server_info && generation == self->machine_.generation())
+                if (step == Step::rights_probe && generation == self->machine_.generation())
                     self->on_server_info(reply);
                 self->run(self->machine_.replied(generation, step, reply));
             };

@@ -74,9 +74,10 @@ using Locator = std::function<void(LocateHandler)>;
 /// fails the commands behind it too, unless the server answered some command
 /// within Config::timeout: a reply late behind a deep queue of this client's
 /// own commands is not a stall.
-/// What INFO server's reply says runs there: "Redis 7.0.15", "Valkey 8.0.1",
-/// with ", cluster" or ", sentinel" when not standalone; "" if not an INFO reply.
-std::string software_of(const Reply& info);
+/// What the handshake's rights probe says runs there ({may, SERVER_NAME or
+/// 'redis', VALKEY_VERSION or REDIS_VERSION}, from Lua: no ACL needed):
+/// "Redis 7.0.15", "Valkey 8.0.1"; "" for any other reply (a refusal).
+std::string software_of(const Reply& probe);
 
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
@@ -159,8 +160,8 @@ public:
     /// Where it is (or was last) connected: behind a sentinel, the master's address.
     std::string address() const { return locate ? machine_.address().name() : server_; }
     /// Where it was last ready ("host:port"; empty before) and what runs
-    /// there ("Redis 7.0.15", "Valkey 8.0.1, cluster"; empty if INFO was
-    /// refused). Any thread.
+    /// there ("Redis 7.0.15", "Valkey 8.0.1"; empty on a pub/sub connection,
+    /// or if the probe was refused: an ACL without EVAL_RO). Any thread.
     std::pair<std::string, std::string> peer() const;
 
 private:
@@ -199,7 +200,7 @@ private:
     void on_rights(const Reply& reply);
     /// Counts the replicas the master reports (ROLE).
     void count_replicas(int count);
-    /// Reads what runs at the server from INFO server's reply (software_of).
+    /// Reads what runs at the server from the rights probe's reply (software_of).
     void on_server_info(const Reply& reply);
     /// The user the connection authenticates as ("default" without one).
     std::string acl_user() const;
@@ -265,7 +266,7 @@ private:
     // tls_failed, protocol_error); set, commands fail at once with it until ready.
     Failure refused_;
     std::string peer_;      // address() when last ready
-    std::string software_;  // software_of() the last INFO server answered
+    std::string software_;  // software_of() the last rights probe's answer
     // TLS, new for each connection (set by the loop thread); a writer takes
     // its own reference with the fd, so a reconnect never frees one under it.
     std::shared_ptr<TlsSession> tls_;

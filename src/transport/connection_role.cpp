@@ -49,31 +49,14 @@ void Connection::on_rights(const Reply& reply) {
     user_unrestricted_.store(unrestricted, std::memory_order_relaxed);
 }
 
-std::string software_of(const Reply& info) {
-    if (info.type != Reply::Type::string) return {};
-    std::string name, valkey, redis, mode;
-    std::string_view text = info.str;
-    while (!text.empty()) {
-        const auto end = text.find('\n');
-        std::string_view line = text.substr(0, end);
-        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-        if (line.ends_with('\r')) line.remove_suffix(1);
-        const auto colon = line.find(':');
-        if (colon == std::string_view::npos) continue;
-        const std::string_view field = line.substr(0, colon), value = line.substr(colon + 1);
-        if (field == "server_name") name = value;
-        else if (field == "valkey_version") valkey = value;
-        else if (field == "redis_version") redis = value;
-        else if (field == "redis_mode" || field == "server_mode") mode = value;  // Valkey 8: server_mode
-    }
-    // Valkey names itself (server_name) and its version; its redis_version is
-    // the Redis it is compatible with (7.2.4 on Valkey 8).
-    std::string software;
-    if (name.empty() || name == "redis") software = redis.empty() ? "" : "Redis " + redis;
-    else if (name == "valkey") software = "Valkey " + (valkey.empty() ? redis : valkey);
-    else software = name + (redis.empty() ? "" : " (Redis " + redis + ")");
-    if (!software.empty() && !mode.empty() && mode != "standalone") software += ", " + mode;
-    return software;
+std::string software_of(const Reply& probe) {
+    if (!probe.is_array() || probe.elements.size() != 3) return {};
+    const std::string& name = probe.elements[1].str;  // Valkey says so (SERVER_NAME); Redis has none
+    const std::string& version = probe.elements[2].str;
+    if (version.empty()) return {};
+    if (name == "redis") return "Redis " + version;
+    if (name == "valkey") return "Valkey " + version;
+    return name + " " + version;
 }
 
 void Connection::on_server_info(const Reply& reply) {

@@ -101,7 +101,6 @@ SessionMachine::Actions SessionMachine::start_handshake() {
     if (options_.setname) steps |= bit(Step::setname);
     if (options_.probes_rights) steps |= bit(Step::rights_probe);
     if (options_.asks_role) steps |= bit(Step::role);
-    if (options_.asks_server) steps |= bit(Step::server_info);
     replies_due_ = 0;
     for (std::uint8_t s = steps; s != 0; s &= static_cast<std::uint8_t>(s - 1)) ++replies_due_;
     Actions actions;
@@ -132,16 +131,18 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
                                 "); check the password and database number in the URL",
                             errc::auth_refused);
             break;
-        case Step::setname:      // cosmetic: an ACL without +client|setname leaves it unnamed
-        case Step::server_info:  // cosmetic: the driver reads it; refused (an ACL without INFO), not told
-        case Step::rights:       // the driver reads the rights; a refusal means they are checked
+        case Step::setname:  // cosmetic: an ACL without +client|setname leaves it unnamed
+        case Step::rights:   // the driver reads the rights; a refusal means they are checked
             break;
-        case Step::rights_probe:
-            if (reply.is_integer() && reply.integer == 1) {
+        case Step::rights_probe: {
+            // {1 or 0, server name, version}; the driver reads what runs there.
+            const Reply& may = reply.is_array() && !reply.elements.empty() ? reply.elements[0] : reply;
+            if (may.is_integer() && may.integer == 1) {
                 ++replies_due_;
                 actions.push({Kind::send_rights});
             }
             break;
+        }
         case Step::role: {
             // Refused (an ACL without ROLE): the replicas are unknown, and no master check.
             if (!reply.is_array() || reply.elements.empty()) break;
@@ -163,7 +164,7 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
     if (lost_) {
         lost_ = false;
         actions.push({Kind::tell_restored});
-    } else if (!connected_) {
+    } else if (!connected_ && options_.tells_connected) {
         actions.push({Kind::tell_connected});
     }
     connected_ = true;
@@ -238,8 +239,8 @@ SessionMachine::Actions SessionMachine::stop() {
 
 std::string SessionMachine::unreachable(const std::string& what) const {
     if (options_.cluster_announced)
-        return "the cluster announces " + address_.name() + " for this node (CLUSTER SLOTS, or a MOVED/ASK redirect): " +
-               what +
+        return "the cluster announces " + address_.name() +
+               " for this node (CLUSTER SLOTS, or a MOVED/ASK redirect): " + what +
                "; if that is not where this client reaches the node, check the nodes' cluster-announce-ip/"
                "cluster-announce-port (what a node announces itself as), or map it with Config::nat_map (nat_map= "
                "in the URL)";

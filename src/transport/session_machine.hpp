@@ -41,10 +41,9 @@ public:
         select = 1 << 1,        ///< SELECT
         setname = 1 << 2,       ///< CLIENT SETNAME (cosmetic: a refusal is ignored)
         ping = 1 << 3,          ///< PING: the peer speaks RESP
-        rights_probe = 1 << 4,  ///< EVAL_RO: may the user run ACL GETUSER? (1: yes)
+        rights_probe = 1 << 4,  ///< EVAL_RO: may the user run ACL GETUSER? (1: yes); and what runs there
         rights = 1 << 5,        ///< ACL GETUSER, sent when the probe says yes
         role = 1 << 6,          ///< ROLE: a master? with how many replicas?
-        server_info = 1 << 7,   ///< INFO server: what runs there (cosmetic: a refusal is ignored)
     };
 
     struct Options {
@@ -52,8 +51,8 @@ public:
         bool cluster_announced = false;  ///< `address` is what a cluster announced (CLUSTER SLOTS, a redirect)
         bool requires_master = false;  ///< ROLE other than master: fail and ask again (Topology::sentinel)
         bool tls = false;
-        bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false,
-             asks_server = false;
+        bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false;
+        bool tells_connected = false;  ///< tell_connected the first time ready (a connection for commands)
         ServerAddress address;  ///< where to connect when not located
         std::chrono::milliseconds connect_timeout{1000};
         std::chrono::milliseconds retry_interval{100};      ///< the first backoff, and again once ready

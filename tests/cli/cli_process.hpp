@@ -15,7 +15,6 @@
 #include <sstream>
 
 #include "redis_fixture.hpp"
-#include "transport/connection.hpp"
 
 extern char** environ;
 
@@ -161,12 +160,9 @@ protected:
 
     std::string path(const std::string& name) const { return (dir / name).string(); }
     /// The line holdfast status ends each name's lines with: where it was
-    /// read, and what runs there (as INFO server says it).
+    /// read, and what runs there.
     std::string server_line() const {
-        detail::Reply info;
-        info.type = detail::Reply::Type::string;
-        info.str = raw->string({"INFO", "server"});
-        return "  server: 127.0.0.1:" + std::to_string(server->port()) + " (" + detail::software_of(info) + ")\n";
+        return "  server: 127.0.0.1:" + std::to_string(server->port()) + " (" + server_software() + ")\n";
     }
     /// The pid a command wrote to `name` (echo $$ > name), once the line is complete.
     pid_t written_pid(const std::string& name, Cli& cli) {

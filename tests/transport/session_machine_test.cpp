@@ -125,8 +125,7 @@ TEST(SessionMachine, APlainServerIsReadyAfterItsPingAndTheRightsProbe) {
     EXPECT_EQ(sent[1].steps, bits({Step::ping, Step::rights_probe}));
     EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
     EXPECT_EQ(m.state(), State::handshake);
-    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(0))),
-              (K{Kind::tell_connected, Kind::become_ready}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(0))), (K{Kind::become_ready}));
     EXPECT_EQ(m.state(), State::ready);
 }
 
@@ -146,24 +145,33 @@ TEST(SessionMachine, AuthSelectTlsAndRoleEachTakeTheirTurn) {
     EXPECT_TRUE(m.replied(m.generation(), Step::setname, error_reply("NOPERM no setname")).empty());
     EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
     const auto ready = m.replied(m.generation(), Step::role, role("master", 2));
-    EXPECT_EQ(kinds(ready), (K{Kind::replicas, Kind::tell_connected, Kind::become_ready}));
+    EXPECT_EQ(kinds(ready), (K{Kind::replicas, Kind::become_ready}));
     EXPECT_EQ(ready[0].count, 2);
     EXPECT_EQ(m.state(), State::ready);
 }
 
-// INFO server names what runs there (the connected event); refused by an
-// ACL, the connection serves all the same.
-TEST(SessionMachine, ARefusedInfoIsCosmetic) {
+// A connection for commands tells the first time it is ready (the
+// connected event), not again after a loss (that is connection_restored).
+// The rights probe's answer also says what runs there: {1 or 0, name, version}.
+TEST(SessionMachine, AConnectionForCommandsTellsItsFirstReadyOnce) {
     Machine::Options o = plain();
-    o.asks_server = true;
+    o.probes_rights = o.tells_connected = true;
     Machine m(o);
-    m.start();
-    const auto sent = m.connected(m.generation());
-    EXPECT_EQ(sent[1].steps, bits({Step::ping, Step::server_info}));
-    EXPECT_TRUE(m.replied(m.generation(), Step::ping, status("PONG")).empty());
-    EXPECT_EQ(kinds(m.replied(m.generation(), Step::server_info, error_reply("NOPERM no info"))),
+    to_handshake(m);
+    m.replied(m.generation(), Step::ping, status("PONG"));
+    Reply probe;
+    probe.type = Reply::Type::array;
+    probe.elements = {integer(0), status("valkey"), status("8.0.1")};
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, probe)),
               (K{Kind::tell_connected, Kind::become_ready}));
-    EXPECT_EQ(m.state(), State::ready);
+    m.lost(m.generation(), "closed");
+    m.retry_timer_fired();
+    m.connected(m.generation());
+    m.replied(m.generation(), Step::ping, status("PONG"));
+    probe.elements[0] = integer(1);  // yes: the rights are asked before ready
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, probe)), (K{Kind::send_rights}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))),
+              (K{Kind::tell_restored, Kind::become_ready}));
 }
 
 TEST(SessionMachine, WithoutTlsTheHandshakeFollowsTheConnect) {
@@ -184,8 +192,7 @@ TEST(SessionMachine, ARightsProbeSayingYesAsksTheRightsBeforeReady) {
     m.replied(m.generation(), Step::ping, status("PONG"));
     EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, integer(1))), (K{Kind::send_rights}));
     EXPECT_EQ(m.state(), State::handshake);  // one more reply due
-    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))),
-              (K{Kind::tell_connected, Kind::become_ready}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))), (K{Kind::become_ready}));
 }
 
 TEST(SessionMachine, RefusedCredentialsFailTheWaitingCommandsAtOnce) {
@@ -249,7 +256,7 @@ TEST(SessionMachine, AReplicaServesWhenNoSentinelAsksForAMaster) {
     to_handshake(m);
     m.replied(m.generation(), Step::ping, status("PONG"));
     const auto actions = m.replied(m.generation(), Step::role, role("slave"));
-    EXPECT_EQ(kinds(actions), (K{Kind::replicas, Kind::tell_connected, Kind::become_ready}));
+    EXPECT_EQ(kinds(actions), (K{Kind::replicas, Kind::become_ready}));
     EXPECT_EQ(actions[0].count, 0);
 }
 
@@ -258,7 +265,7 @@ TEST(SessionMachine, ARefusedRoleLeavesTheReplicasUnknownAndTheConnectionServes)
     to_handshake(m);
     m.replied(m.generation(), Step::ping, status("PONG"));
     const auto actions = m.replied(m.generation(), Step::role, error_reply("NOPERM this user has no permissions"));
-    EXPECT_EQ(kinds(actions), (K{Kind::tell_connected, Kind::become_ready}));  // no replicas: the count stays unknown
+    EXPECT_EQ(kinds(actions), (K{Kind::become_ready}));  // no replicas action: the count stays unknown
     EXPECT_EQ(m.state(), State::ready);
 }
 
@@ -465,12 +472,11 @@ TEST(SessionMachine, ALostConnectionIsToldOnceAndItsReturnOnce) {
     m.connected(m.generation());
     EXPECT_EQ(kinds(m.replied(m.generation(), Step::ping, status("PONG"))),
               (K{Kind::tell_restored, Kind::become_ready}));
-    // A first connection restores nothing: it is told as connected, once.
+    // A first connection restores nothing.
     Machine fresh(plain());
     fresh.start();
     fresh.connected(fresh.generation());
-    EXPECT_EQ(kinds(fresh.replied(fresh.generation(), Step::ping, status("PONG"))),
-              (K{Kind::tell_connected, Kind::become_ready}));
+    EXPECT_EQ(kinds(fresh.replied(fresh.generation(), Step::ping, status("PONG"))), (K{Kind::become_ready}));
 }
 
 TEST(SessionMachine, AReplyThatIsNotRespFailsTheWaitingCommandsToo) {
