@@ -68,10 +68,11 @@ std::uint64_t ClientCore::new_waiter_id() {
 }
 
 // The loop stops first: the watchdog's timer must not fire into a destroyed
-// object. Before it, a release no replica confirmed is sent again at once and
-// until a replica confirms it, for up to Config::timeout: a process that
-// exits right after an unlock in a failover would otherwise leave the hold
-// the failover brings back for the rest of its lease (docs/deployments.md).
+// object. Before it, a release to be sent again (unconfirmed, or unanswered)
+// is sent at once and until it is confirmed, for up to Config::timeout: a
+// process that exits right after an unlock in a failover would otherwise
+// leave the hold the failover brings back for the rest of its lease
+// (docs/deployments.md).
 ClientCore::~ClientCore() {
     if (resends.size() > 0) {
         resends.hurry_all();

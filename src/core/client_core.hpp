@@ -29,7 +29,7 @@ public:
     WaitQueues wait_queues;
     Watchdog watchdog;
     HoldLedger holds;
-    // Releases no replica confirmed, to be sent again (hold/release_hold.cpp).
+    // Releases to be sent again: unconfirmed, or unanswered (hold/release_hold.cpp).
     Resends resends;
 
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.

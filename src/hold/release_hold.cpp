@@ -28,14 +28,14 @@ struct Releasing {
     std::string unconfirmed;  // why replica sync found the release unacknowledged; empty when it did not
     std::optional<asio::steady_timer> retry;
     std::chrono::steady_clock::time_point retry_until;
-    Resends::Id resend = 0;     // its re-send's, when unconfirmed
+    Resends::Id resend = 0;     // its re-send's, when sent again
     bool between_rounds = false;  // its re-send waits for `retry` (loop thread)
 };
 
 // What the checked forms throw for a release that did not release.
 Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const Failure& error,
                 std::optional<std::chrono::milliseconds> lost_for, bool server_held,
-                const std::string& why_unconfirmed) {
+                const std::string& why_unconfirmed, bool sent_again) {
     if (verdict == ReleaseVerdict::released) return nullptr;  // the common case makes no text
     const std::string on = " on " + core.transport.config().server_name();
     const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
@@ -64,7 +64,10 @@ Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, co
                                 unrenewed + ")");
         case ReleaseVerdict::unknown:
             return error.adding(" (" + unlock + " of " + hold.subject() + " by " + by +
-                                ": no reply, so whether it ran is unknown" + unrenewed + ")");
+                                ": no reply, so whether it ran is unknown" +
+                                (sent_again ? "; holdfast sends it again once the server answers, within its lease"
+                                            : "") +
+                                unrenewed + ")");
         case ReleaseVerdict::unconfirmed:
             return {errc::replicas_unconfirmed,
                     "holdfast: " + hold.subject() + " was released by " + by + " " + why_unconfirmed +
@@ -139,9 +142,10 @@ void resent(ClientCore& core, std::shared_ptr<Releasing> r, Failure error, Reply
     });
 }
 
-// A release no replica confirmed: sent again (to whichever master the
-// transport now reaches) every replica_sync_timeout until a replica confirms
-// it or the hold's lease is over. Never over a hold the owner took since
+// A release no replica confirmed, or of a last hold that got no reply: sent
+// again (to whichever master the transport now reaches) every
+// replica_sync_timeout until it is answered and a replica, if any, confirms
+// it, or the hold's lease is over. Never over a hold the owner took since
 // (hold/resends.hpp): an acquire of the hold under way pauses it, one that
 // took the hold ends it, and one that starts later goes behind it.
 void resend(ClientCore& core, const std::shared_ptr<Releasing>& r) {
@@ -169,10 +173,15 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
     const auto held_for =
         core.holds.given_back(hold.key, hold.counted_as(), decision.ledger == ReleaseDecision::Ledger::forget);
     if (decision.count_hold_time && held_for) core.telemetry->held(hold.kind, *held_for);
+    // Sent again: a release replicas did not confirm, and one of the owner's
+    // last hold that got no reply (a connection lost, a failover's switch;
+    // not a partial one, which could take a hold the owner still believes in).
+    const bool again = decision.verdict == ReleaseVerdict::unconfirmed ||
+                       (decision.verdict == ReleaseVerdict::unknown && known == 1 && is_connection(error.code()));
     ReleaseOutcome outcome{decision.verdict, failure(core, hold, decision.verdict, error, lost_for,
-                                                     said != ReleaseReply::not_held, r->unconfirmed)};
+                                                     said != ReleaseReply::not_held, r->unconfirmed, again)};
     if (outcome.error) report(core, hold, outcome);
-    if (decision.verdict == ReleaseVerdict::unconfirmed) {
+    if (again) {
         // Registered before the caller is told, so the owner's next acquire pauses it.
         r->retry_until = std::chrono::steady_clock::now() + core.watchdog.lease();
         r->resend = core.resends.add(hold.key, hold.counted_as(), hurry(core, r));

@@ -1,6 +1,6 @@
-// Releases no replica confirmed, waiting to be sent again (hold/release_hold.cpp):
-// the one way a release reaches the server after its caller was told how it
-// went. Kept per hold (key and hold field) so that a re-send never touches a
+// Releases waiting to be sent again (hold/release_hold.cpp): those no
+// replica confirmed, and those of a last hold that got no reply. The one way
+// a release reaches the server after its caller was told how it went. Kept per hold (key and hold field) so that a re-send never touches a
 // hold its owner took after the release it repeats:
 //
 // - an acquire of the hold pauses its re-send before the acquire's first
@@ -33,8 +33,7 @@ class Resends {
 public:
     using Id = std::uint64_t;  ///< 0: none
 
-    /// The release of the hold (`key`, hold `field`) no replica confirmed: to
-    /// be sent again. Replaces an older re-send of the hold, which this
+    /// A release of the hold (`key`, hold `field`) to be sent again. Replaces an older re-send of the hold, which this
     /// release covers. `hurry` makes its next round come now (hurry_all()).
     Id add(const std::string& key, const std::string& field, std::function<void()> hurry = {});
 

@@ -179,6 +179,27 @@ TEST_P(ReSend, EveryHoldBroughtBackGoes) {
     expect_taken_soon(wanted);
 }
 
+// A release of the owner's last hold that got no reply (the master paused
+// past Config::timeout, as a failover's switch drops a command in flight) may
+// or may not have run: it is sent again too, so a hold still there (or back
+// from a failover) goes once the master answers, not at the end of its lease.
+TEST_P(ReSend, AReleaseThatGotNoReplyIsSentAgain) {
+    Config c = synced();
+    c.timeout = 500ms;
+    Client client(c), other(synced(ReplicaSync::off));
+    const std::string owner = client.current_owner();
+    Lock lock(client, "unanswered");
+    lock.lock();
+    replica->pause();  // no round is confirmed: they go on
+    server->pause();
+    EXPECT_THROW(lock.release(), ConnectionError);
+    server->resume();                      // the release the master had read runs now...
+    bring_back("unanswered", owner, 1);    // ...and the hold is there all the same
+    Lock wanted(other, "unanswered");
+    expect_taken_soon(wanted);
+    resume_replica();
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, ReSend, ::testing::Values(ReplicaSync::required, ReplicaSync::wait),
                          [](const auto& info) { return info.param == ReplicaSync::required ? "required" : "wait"; });
 
