@@ -67,8 +67,19 @@ std::uint64_t ClientCore::new_waiter_id() {
     return waiter_id_base_ | (next_waiter_.fetch_add(1, std::memory_order_relaxed) & 0xffffff);
 }
 
-// The loop stops first: the watchdog's timer must not fire into a destroyed object.
-ClientCore::~ClientCore() { transport.shutdown(); }
+// The loop stops first: the watchdog's timer must not fire into a destroyed
+// object. Before it, a release to be sent again (unconfirmed, or unanswered)
+// is sent at once and until it is confirmed, for up to Config::timeout: a
+// process that exits right after an unlock in a failover would otherwise
+// leave the hold the failover brings back for the rest of its lease
+// (docs/deployments.md).
+ClientCore::~ClientCore() {
+    if (resends.size() > 0) {
+        resends.hurry_all();
+        resends.settle(std::chrono::steady_clock::now() + transport.config().timeout);
+    }
+    transport.shutdown();
+}
 
 const std::string& ClientCore::current_owner() const {
     static thread_local const long tid = ::syscall(SYS_gettid);

@@ -7,6 +7,7 @@
 
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
+#include "hold/resends.hpp"
 #include "primitive/wait_queues.hpp"
 #include "watchdog/hold_ledger.hpp"
 #include "watchdog/watchdog.hpp"
@@ -28,6 +29,8 @@ public:
     WaitQueues wait_queues;
     Watchdog watchdog;
     HoldLedger holds;
+    // Releases to be sent again: unconfirmed, or unanswered (hold/release_hold.cpp).
+    Resends resends;
 
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.
     const std::string& current_owner() const;

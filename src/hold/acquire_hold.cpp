@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "common/message_of.hpp"
 #include "common/quoted.hpp"
@@ -36,6 +37,8 @@ struct AcquireRecord {
     Clock::time_point sent;
     // Made only for replica sync's retry: an inline timer would cost every waiter.
     std::unique_ptr<asio::steady_timer> pause;
+    // The owner's re-send of an unconfirmed release of this hold, paused while this runs.
+    Resends::Id paused_resend = 0;
 };
 
 // One waiter, one allocation: the record and the operation that runs its request.
@@ -71,11 +74,16 @@ void finish(ClientCore& core, Acquiring& a, Failure error, bool acquired, std::i
         if (a.keeping.watched)
             core.watchdog.track(a.keeping.renew, hold.kind, hold.key, hold.counted_as(), a.sent, a.keeping.ttl);
     }
-    // Given back as Redisson does, instead of left held until its lease ends.
-    // With other holds known, the release verdict gives the extra one back.
+    core.resends.acquire_ended(hold.key, hold.counted_as(), std::exchange(a.paused_resend, 0), !error && acquired);
+    // Given back as Redisson does, instead of left held until its lease ends,
+    // in the background: sent before the caller is told, so the owner's next
+    // acquire goes behind it. With other holds known, the release verdict
+    // gives the extra one back.
     if (error && a.gives_back_unknown && a.request.give_back && outcome_unknown(error) &&
-        !(a.keeping.ledger && core.holds.known(hold.key, hold.counted_as()) > 0))
+        !(a.keeping.ledger && core.holds.known(hold.key, hold.counted_as()) > 0)) {
+        Transport::InOrder in_order;
         a.request.give_back(hold, [] {});
+    }
     // Counted once confirmed: an acquire replicas refused is a failure.
     const auto outcome = error ? Telemetry::Outcome::failed
                          : acquired ? Telemetry::Outcome::acquired
@@ -132,7 +140,10 @@ void Acquiring::ended(Failure error, bool acquired, std::int64_t token) {
         return finish(core_, *this, std::move(error), acquired, token);
     // Replica sync (docs/deployments.md) before the caller learns it holds it.
     sync_acquire(core_.transport, hold.key, taken.empty() ? hold.subject() : taken,
-                 [a = self()](std::function<void()> then) { a->request.give_back(a->hold, std::move(then)); },
+                 [a = self()](std::function<void()> then) {
+                     Transport::InOrder in_order;  // ahead of the caller's next acquire on the server too
+                     a->request.give_back(a->hold, std::move(then));
+                 },
                  [a = self(), token](Failure e) {
                      if (e.is(errc::replicas_unconfirmed)) return refused_by_replicas(a->core_, a, e);
                      finish(a->core_, *a, e, !e, e ? 0 : token);
@@ -145,11 +156,14 @@ void acquire_hold(ClientCore& core, AcquireSpec spec, AcquireHandler done) {
     auto a = std::make_shared<Acquiring>(
         core, AcquireRecord{std::move(spec.hold), spec.keeping, spec.writes, spec.gives_back_unknown,
                             std::move(spec.taken), std::move(spec.request), std::move(done), Clock::now(), {},
-                            nullptr});
+                            nullptr, 0});
     AcquireRequest& request = a->request;
     request.meter = {core.telemetry.get(), a->hold.kind};
     request.sharded = core.transport.shards_channel(a->hold.key, request.channel);
     if (a->keeping.watched) request.sent_at = &a->sent;
+    // Before the first attempt is sent: a re-send of the owner's last release
+    // must not reach a hold this acquire takes (hold/resends.hpp).
+    a->paused_resend = core.resends.acquiring(a->hold.key, a->hold.counted_as());
     a->start();
 }
 

@@ -2,6 +2,7 @@
 // (primitive/release_verdict.hpp), then untrack and report.
 #include <asio.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -27,12 +28,14 @@ struct Releasing {
     std::string unconfirmed;  // why replica sync found the release unacknowledged; empty when it did not
     std::optional<asio::steady_timer> retry;
     std::chrono::steady_clock::time_point retry_until;
+    Resends::Id resend = 0;     // its re-send's, when sent again
+    bool between_rounds = false;  // its re-send waits for `retry` (loop thread)
 };
 
 // What the checked forms throw for a release that did not release.
 Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, const Failure& error,
                 std::optional<std::chrono::milliseconds> lost_for, bool server_held,
-                const std::string& why_unconfirmed) {
+                const std::string& why_unconfirmed, bool sent_again) {
     if (verdict == ReleaseVerdict::released) return nullptr;  // the common case makes no text
     const std::string on = " on " + core.transport.config().server_name();
     const std::string by = hold.owner.empty() ? "this caller" : "owner " + quoted(hold.owner);
@@ -61,7 +64,10 @@ Failure failure(ClientCore& core, const HoldId& hold, ReleaseVerdict verdict, co
                                 unrenewed + ")");
         case ReleaseVerdict::unknown:
             return error.adding(" (" + unlock + " of " + hold.subject() + " by " + by +
-                                ": no reply, so whether it ran is unknown" + unrenewed + ")");
+                                ": no reply, so whether it ran is unknown" +
+                                (sent_again ? "; holdfast sends it again once the server answers, within its lease"
+                                            : "") +
+                                unrenewed + ")");
         case ReleaseVerdict::unconfirmed:
             return {errc::replicas_unconfirmed,
                     "holdfast: " + hold.subject() + " was released by " + by + " " + why_unconfirmed +
@@ -93,22 +99,69 @@ void give_back_rest(std::shared_ptr<Releasing> r, std::function<void()> then) {
     });
 }
 
-// A release no replica confirmed: sent again (to whichever master the
-// transport now reaches) every replica_sync_timeout until a replica confirms
-// it or the hold's lease is over, unless the owner took the lock again meanwhile.
-void release_again(ClientCore& core, std::shared_ptr<Releasing> r) {
-    const HoldId& hold = r->spec.hold;
-    if (std::chrono::steady_clock::now() >= r->retry_until || core.holds.known(hold.key, hold.counted_as()) > 0) return;
-    r->retry.emplace(core.transport.loop(), core.transport.config().replica_sync_timeout);
+void resend(ClientCore& core, const std::shared_ptr<Releasing>& r);
+
+// Between the rounds of a re-send while the client closes.
+constexpr std::chrono::milliseconds closing_pause{100};
+
+// The next re-send of a release no replica confirmed, `after` from now.
+void release_again(ClientCore& core, std::shared_ptr<Releasing> r, std::chrono::milliseconds after) {
+    r->between_rounds = true;
+    r->retry.emplace(core.transport.loop(), after);
     r->retry->async_wait([&core, r](asio::error_code ec) {
         if (ec) return;
-        r->spec.send(r->spec.hold, "0", [&core, r](Failure error, Reply) {
-            if (error) return release_again(core, r);
-            core.transport.sync_replicas(r->spec.hold.key, [&core, r](Failure error, Transport::ReplicaAck ack) {
-                if (unsynced(core.transport, error, ack)) release_again(core, r);
+        r->between_rounds = false;
+        resend(core, r);
+    });
+}
+
+// The client is closing: the re-send's next round now (one under way goes on).
+std::function<void()> hurry(ClientCore& core, const std::shared_ptr<Releasing>& r) {
+    return [&core, weak = std::weak_ptr<Releasing>(r)] {
+        asio::post(core.transport.loop(), [&core, weak] {
+            if (auto r = weak.lock(); r && r->between_rounds) release_again(core, r, {});
+        });
+    };
+}
+
+// What a re-send found: sent again until a replica confirms it. A hold
+// still held is one a failover brought back beside another the owner had
+// not been told of: it goes too, at once. Posted by the reply's handler, so
+// on the loop and outside the registry's lock (a reply may fail at once,
+// inside the turn).
+void resent(ClientCore& core, std::shared_ptr<Releasing> r, Failure error, Reply reply) {
+    // The client closing waits for it (ClientCore's destructor): sooner then.
+    const auto period = core.resends.hurried() ? std::min(core.transport.config().replica_sync_timeout, closing_pause)
+                                               : core.transport.config().replica_sync_timeout;
+    if (error) return release_again(core, std::move(r), period);
+    if (r->spec.decode(reply) == ReleaseReply::still_held) return release_again(core, std::move(r), {});
+    const std::string& key = r->spec.hold.key;
+    core.transport.sync_replicas(key, [&core, r, period](Failure error, Transport::ReplicaAck ack) {
+        if (unsynced(core.transport, error, ack)) return release_again(core, r, period);
+        core.resends.finished(r->spec.hold.key, r->spec.hold.counted_as(), r->resend);
+    });
+}
+
+// A release no replica confirmed, or of a last hold that got no reply: sent
+// again (to whichever master the transport now reaches) every
+// replica_sync_timeout until it is answered and a replica, if any, confirms
+// it, or the hold's lease is over. Never over a hold the owner took since
+// (hold/resends.hpp): an acquire of the hold under way pauses it, one that
+// took the hold ends it, and one that starts later goes behind it.
+void resend(ClientCore& core, const std::shared_ptr<Releasing>& r) {
+    const HoldId& hold = r->spec.hold;
+    if (std::chrono::steady_clock::now() >= r->retry_until)
+        return core.resends.finished(hold.key, hold.counted_as(), r->resend);
+    const auto turn = core.resends.send(hold.key, hold.counted_as(), r->resend, [&core, &r, &hold] {
+        // Its place on the connection is its place on the server.
+        Transport::InOrder in_order;
+        r->spec.send(hold, "0", [&core, r](Failure error, Reply reply) {
+            asio::post(core.transport.loop(), [&core, r, error = std::move(error), reply = std::move(reply)]() mutable {
+                resent(core, std::move(r), std::move(error), std::move(reply));
             });
         });
     });
+    if (turn == Resends::Turn::paused) release_again(core, r, core.transport.config().replica_sync_timeout);
 }
 
 void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said, const Failure& error) {
@@ -120,12 +173,19 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
     const auto held_for =
         core.holds.given_back(hold.key, hold.counted_as(), decision.ledger == ReleaseDecision::Ledger::forget);
     if (decision.count_hold_time && held_for) core.telemetry->held(hold.kind, *held_for);
+    // Sent again: a release replicas did not confirm, and one of the owner's
+    // last hold that got no reply (a connection lost, a failover's switch;
+    // not a partial one, which could take a hold the owner still believes in).
+    const bool again = decision.verdict == ReleaseVerdict::unconfirmed ||
+                       (decision.verdict == ReleaseVerdict::unknown && known == 1 && is_connection(error.code()));
     ReleaseOutcome outcome{decision.verdict, failure(core, hold, decision.verdict, error, lost_for,
-                                                     said != ReleaseReply::not_held, r->unconfirmed)};
+                                                     said != ReleaseReply::not_held, r->unconfirmed, again)};
     if (outcome.error) report(core, hold, outcome);
-    if (decision.verdict == ReleaseVerdict::unconfirmed) {
+    if (again) {
+        // Registered before the caller is told, so the owner's next acquire pauses it.
         r->retry_until = std::chrono::steady_clock::now() + core.watchdog.lease();
-        release_again(core, r);
+        r->resend = core.resends.add(hold.key, hold.counted_as(), hurry(core, r));
+        release_again(core, r, core.transport.config().replica_sync_timeout);
     }
     auto finish = [&core, r, decision, outcome = std::move(outcome)] {
         const HoldId& hold = r->spec.hold;
@@ -142,7 +202,7 @@ void conclude(ClientCore& core, std::shared_ptr<Releasing> r, ReleaseReply said,
 
 void release_hold(ClientCore& core, ReleaseSpec spec, std::function<void(ReleaseOutcome)> done) {
     if (!spec.decode) spec.decode = lock_release_reply;
-    auto r = std::make_shared<Releasing>(Releasing{std::move(spec), std::move(done), {}, std::nullopt, {}});
+    auto r = std::make_shared<Releasing>(Releasing{std::move(spec), std::move(done), {}, std::nullopt, {}, 0, false});
     const HoldId& hold = r->spec.hold;
     // A watchdog hold still held after this release gets a fresh lease; an
     // explicit lease keeps its deadline.

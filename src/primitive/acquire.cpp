@@ -1,5 +1,6 @@
 #include "primitive/acquire.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
@@ -43,6 +44,8 @@ AcquireOperation::~AcquireOperation() = default;
 void AcquireOperation::start() {
     auto self = shared_from_this();
     machine_.emplace(machine_options(request_, transport_.config()));
+    ++runs_;
+    if (started_ == Clock::time_point{}) started_ = Clock::now();
     if (!transport_.add_waiter(listed_, self)) return run(machine_->closing(closing_error()));
     // Started before a stop can reach the loop, sent after.
     const auto first = machine_->start();
@@ -122,13 +125,42 @@ void AcquireOperation::arm(Clock::time_point at) {
     alarms.set(shared_from_this(), at);
 }
 
-void AcquireOperation::on_alarm(Clock::time_point now) { run(machine_->timer_fired(now)); }
+void AcquireOperation::on_alarm(Clock::time_point now) {
+    if (machine_->state() == AcquireMachine::State::leaving) return run(machine_->overdue());
+    run(machine_->timer_fired(now));
+}
 
-// Give-up or give-back: the machine completes once the primitive is done.
+// Give-up or give-back: the machine completes once the primitive is done, or
+// once the caller's bound passed (tell_by), the step going on in the background.
 void AcquireOperation::leave(const std::function<void(const HoldId&, std::function<void()>)>& step) {
     auto self = shared_from_this();  // the alarm may have been its last owner
     queues_.alarms().cancel(*this);
-    step(hold_, [self = std::move(self)] { self->run(self->machine_->left()); });
+    {
+        // Sent before the caller is told, and run by the server in that
+        // place: the caller's next acquire of the primitive goes behind it.
+        Transport::InOrder in_order;
+        step(hold_, [self, run = runs_] {
+            if (self->runs_ == run) self->run(self->machine_->left());
+        });
+    }
+    if (machine_->state() != AcquireMachine::State::leaving) return;  // done already
+    const auto by = tell_by();
+    if (Clock::now() >= by) return run(machine_->overdue());
+    queues_.alarms().set(std::move(self), by);
+}
+
+// When the caller of a run that only waits for its give-up or give-back step
+// is told at the latest (docs/lock.md): Config::timeout after the call, or a
+// short while after the step was sent if that is later (a deadline, a stop),
+// as a server that answers does so in that while; at once after a run that
+// got no reply, as the step then waits for a server that does not answer.
+Clock::time_point AcquireOperation::tell_by() const {
+    const auto now = Clock::now();
+    const Failure& error = machine_->outcome().error;
+    if (error && is_unanswered(error.code())) return now;
+    const auto timeout = transport_.config().timeout;
+    using std::chrono::milliseconds;
+    return std::max(started_ + timeout, now + std::clamp<Clock::duration>(timeout / 8, milliseconds(5), milliseconds(250)));
 }
 
 void AcquireOperation::complete() {

@@ -214,6 +214,9 @@ AcquireMachine::Actions AcquireMachine::left() {
     return actions;
 }
 
+// What the step's end would do; the step's own end is then ignored.
+AcquireMachine::Actions AcquireMachine::overdue() { return left(); }
+
 AcquireMachine::Actions AcquireMachine::finish(Outcome outcome, std::uint8_t hand_on) {
     Actions actions;
     if (subscribed_) actions.push({Kind::unsubscribe});

@@ -102,6 +102,9 @@ public:
     Actions closing(Failure error);
     /// The give-up or give-back step is done.
     Actions left();
+    /// The caller must be told now, while the give-up or give-back step goes
+    /// on (the driver's bound passed, or the server does not answer): complete.
+    Actions overdue();
 
     State state() const { return state_; }
     /// What complete reports.

@@ -59,12 +59,15 @@ private:
     void complete();
     Failure closing_error() const;
     void count_waiting();
+    std::chrono::steady_clock::time_point tell_by() const;
 
     Transport& transport_;
     WaitQueues& queues_;
     const HoldId& hold_;
     const AcquireRequest& request_;
     std::optional<AcquireMachine> machine_;  // made by each start()
+    std::uint32_t runs_ = 0;                 // start()s: a late step of an earlier run is ignored
+    std::chrono::steady_clock::time_point started_{};  // by the first start()
     bool waiting_ = false;
     std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
     WaiterList::Link listed_;           // among the transport's waiters

@@ -31,6 +31,11 @@ void sync_acquire(Transport& transport, const std::string& key, std::string subj
                               "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
                                   ", so a failover could lose it; it was given back (replica_sync = required). " +
                                   what_to_do);
+        // A WAIT that got no reply: the give-back waits for the server, not the caller.
+        if (error && is_unanswered(error.code())) {
+            give_back([] {});
+            return done(failure);
+        }
         give_back([done, failure] { done(failure); });
     });
 }

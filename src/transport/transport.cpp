@@ -78,6 +78,13 @@ void Transport::execute_on(const ServerAddress& master, const std::vector<std::s
     router_->send_to(master, encode_command(args), std::move(handler));
 }
 
+namespace {
+thread_local int in_order_depth = 0;  // Transport::InOrder objects alive on this thread
+}  // namespace
+
+Transport::InOrder::InOrder() { ++in_order_depth; }
+Transport::InOrder::~InOrder() { --in_order_depth; }
+
 void Transport::eval(const Script& requested, std::span<const std::string_view> keys,
                      std::span<const std::string_view> args, ReplyHandler handler) {
     const std::string_view first_key = keys.empty() ? std::string_view{} : keys.front();
@@ -97,9 +104,9 @@ void Transport::eval(const Script& requested, std::span<const std::string_view> 
     argv[1] = script.sha1;
     argv[2] = numkeys;
     std::copy(args.begin(), args.end(), std::copy(keys.begin(), keys.end(), argv.begin() + 3));
-    if (leaving_.load(std::memory_order_relaxed)) {
+    if (in_order_depth > 0 || leaving_.load(std::memory_order_relaxed)) {
         argv[0] = "EVAL";
-        argv[1] = script.body;
+        argv[1] = in_order_depth > 0 ? requested.body : script.body;
         return dispatch(first_key, encode_command(argv), std::move(handler));
     }
     // A copy of the request, needed only if the server lost the script (then

@@ -44,6 +44,19 @@ public:
     /// (Connection::user_unrestricted).
     void eval(const Script& script, std::span<const std::string_view> keys, std::span<const std::string_view> args,
               ReplyHandler handler);
+    /// While one lives, the scripts this thread sends through eval() go whole
+    /// (EVAL of the checked script), never sent again from their reply (as
+    /// after NOSCRIPT, or a trusted twin refused): a command's place among its
+    /// connection's commands is then its place on the server. For a release
+    /// that may reach the server after its caller was told (hold/resends.hpp).
+    class InOrder {
+    public:
+        InOrder();
+        ~InOrder();
+        InOrder(const InOrder&) = delete;
+        InOrder& operator=(const InOrder&) = delete;
+    };
+
     void eval(const Script& script, std::initializer_list<std::string_view> keys,
               std::initializer_list<std::string_view> args, ReplyHandler handler) {
         eval(script, std::span(keys.begin(), keys.size()), std::span(args.begin(), args.size()), std::move(handler));

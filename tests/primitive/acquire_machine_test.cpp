@@ -302,6 +302,30 @@ TEST(AcquireMachine, CancelBeforeTheFirstReplyThatAcquiresGivesItBack) {
     EXPECT_FALSE(m.outcome().error);
 }
 
+// The caller is told while the step goes on (the driver's bound passed, or
+// the server did not answer): complete once, and the step's own end later
+// changes nothing.
+TEST(AcquireMachine, AnOverdueStepCompletesAndItsLaterEndIsIgnored) {
+    Machine m(gives_up_and_back());
+    m.start();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::failed(error("no reply")), t0)), (K{Kind::give_up}));
+    EXPECT_EQ(kinds(m.overdue()), (K{Kind::complete}));
+    EXPECT_EQ(m.state(), State::done);
+    EXPECT_EQ(what(m.outcome().error), "no reply");
+    EXPECT_TRUE(kinds(m.left()).empty());
+    EXPECT_TRUE(kinds(m.overdue()).empty());
+}
+
+TEST(AcquireMachine, AnOverdueGiveBackCompletesAsNotAcquired) {
+    Machine m(gives_up_and_back());
+    m.start();
+    m.cancel_requested();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(3), t0)), (K{Kind::give_back}));
+    EXPECT_EQ(kinds(m.overdue()), (K{Kind::complete}));
+    EXPECT_FALSE(m.outcome().acquired);
+    EXPECT_TRUE(kinds(m.left()).empty());
+}
+
 TEST(AcquireMachine, CancelWithoutAGiveBackStepReportsWhatWasTaken) {
     Machine m({});
     m.start();

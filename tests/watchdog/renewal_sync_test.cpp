@@ -4,23 +4,13 @@
 #include <mutex>
 #include <vector>
 
-#include "redis_fixture.hpp"
-#include "sentinel_group.hpp"
+#include "replica_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
 
-class RenewalSync : public RedisTest {
+class RenewalSync : public ReplicatedTest {
 protected:
-    std::vector<std::string> server_args() override { return {"--repl-diskless-sync-delay", "0"}; }
-    void SetUp() override {
-        RedisTest::SetUp();
-        replica = std::make_unique<support::RedisServer>(
-            std::vector<std::string>{"--replicaof", "127.0.0.1", std::to_string(server->port())});
-        support::SentinelGroup::wait_for_replicas(server->port(), 1);
-    }
-    void TearDown() override { replica->resume(); }
-
     /// Renewals every 300 ms; WAIT up to `sync_timeout`.
     Config synced(ReplicaSync mode, std::chrono::milliseconds sync_timeout) {
         Config c = config();
@@ -38,7 +28,6 @@ protected:
         return renewal_failures.size();
     }
 
-    std::unique_ptr<support::RedisServer> replica;
     std::mutex mutex;
     std::vector<Event> renewal_failures;
 };
