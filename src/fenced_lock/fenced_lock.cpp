@@ -43,7 +43,9 @@ public:
                                            return report(detail::Attempt::failed(
                                                {errc::server_error, "holdfast: unexpected reply to a fenced lock "
                                                                     "acquire: " + reply.describe()}));
-                                       if (reply.elements[0].integer == -1)
+                                       // Granted only with a token: a holder's hash without expiry
+                                       // answers a PTTL of -1 too (RELIABILITY.md, finding 11).
+                                       if (reply.elements[1].integer > 0)
                                            return report(detail::Attempt::acquired(reply.elements[1].integer));
                                        report(detail::Attempt::refused(reply.elements[0].integer));
                                    });

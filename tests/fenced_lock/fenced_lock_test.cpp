@@ -49,6 +49,21 @@ TEST_F(Fencing, ARefusedTryRaisesNoTokenAndAWaiterGetsTheNext) {
     EXPECT_GT(waiter.get(), first);
 }
 
+// A holder's hash without expiry (PERSIST by an operator, a peer's bug)
+// answers PTTL -1, the value a grant's first element has: it is held all the
+// same, and no token is made for the refused caller (RELIABILITY.md, finding 11).
+TEST_F(Fencing, ALockWithoutExpiryIsHeldNotFree) {
+    const std::string java_owner = "6c1d6f7e-5e2b-4b7a-9d55-0b8f1a2c3d4e:87";
+    raw->command({"HSET", "ledger", java_owner, "1"});
+    Client client(config());
+    FencedLock lock(client, "ledger");
+    EXPECT_EQ(lock.try_lock_and_get_token(), std::nullopt);
+    EXPECT_FALSE(lock.try_lock_for(std::chrono::milliseconds(300)));
+    EXPECT_EQ(raw->string({"HGET", "ledger", java_owner}), "1");
+    EXPECT_EQ(raw->integer({"HEXISTS", "ledger", client.current_owner()}), 0);
+    EXPECT_EQ(raw->integer({"EXISTS", counter}), 0);
+}
+
 TEST_F(Fencing, AJavaPeersTokenCountsToo) {
     Client client(config());
     FencedLock lock(client, "ledger");
