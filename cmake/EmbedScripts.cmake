@@ -38,12 +38,13 @@ function(holdfast_embed_scripts files outdir namespace)
     file(READ ${file} body)
     holdfast_expand_includes("${body}" ${dir} body)
     # A script checking the release's rights (primitive/release_rights.lua.part)
-    # has a trusted twin without the checks, for a user allowed everything.
-    # Every such script publishes before its first write, so a user whose
-    # rights were revoked since the client last asked is refused by the
-    # server itself before anything changes; the checks only name what is missing.
+    # has a trusted twin without those checks, for a user allowed everything.
+    # The twin still checks each call it makes after its first write or
+    # publish (primitive/checked_calls.lua.part), so a user whose rights were
+    # narrowed since the client last asked is refused before anything changes,
+    # and the transport sends the checked script instead, which names what is missing.
     set(trusted "nullptr")
-    string(FIND "${body}" "local function refused_right(" checks)
+    string(FIND "${body}" "local checks_rights = true" checks)
     if(NOT checks EQUAL -1)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.lua.part checked)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.trusted.lua.part unchecked)

@@ -10,6 +10,8 @@
 -- Reply without ARGV[6]: the free permits. With it: nil when taken; else the
 -- ms until the nearest lease ends, or -1 when none will; a NOPERM error,
 -- nothing taken, when the user could not give the permit back.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing a permit')
 if refused then
@@ -20,9 +22,34 @@ if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
 end
 local ended = redis.call('zrangebyscore', KEYS[2], 0, ARGV[1])
+local before = tonumber(free or 0)
+free = before + #ended
+local takes = ARGV[6] and free >= 1
+-- Reads first: the count's TTL is the ids' (INCRBY and DECR keep it).
+local ttl = takes and redis.call('pttl', KEYS[1])
+-- What this writes and publishes after its first write or publish, checked
+-- before it (checked_calls.lua.part): a ZADD refused after its DECR would
+-- lose the permit. Taking, the common path, checks inline.
 if #ended > 0 then
-    -- Publish before any write: a refused PUBLISH (ACL) changes nothing.
-    free = tonumber(free or 0) + #ended
+    local calls = free > 0 and {{ARGV[2], ARGV[3], free}} or {}
+    calls[#calls + 1] = {'zrem', KEYS[2], ended[1]}
+    calls[#calls + 1] = {'incrby', KEYS[1], #ended}
+    if takes then
+        calls[#calls + 1] = {'decr', KEYS[1]}
+    elseif ARGV[6] then
+        calls[#calls + 1] = {'zrange', KEYS[2], 0, 0, 'WITHSCORES'}
+    end
+    local refused = refused_call(calls, 'taking a permit', 2)
+    if refused then
+        return refused
+    end
+end
+if takes and not redis.acl_check_cmd('zadd', KEYS[2], ARGV[5], ARGV[6]) then
+    return refusal('zadd', KEYS[2], 'taking a permit')
+elseif takes and ttl > 0 and not redis.acl_check_cmd('pexpire', KEYS[2], ttl) then
+    return refusal('pexpire', KEYS[2], 'taking a permit')
+end
+if #ended > 0 then
     if free > 0 then
         redis.call(ARGV[2], ARGV[3], free)
     end
@@ -31,14 +58,12 @@ if #ended > 0 then
     end
     redis.call('incrby', KEYS[1], #ended)
 end
-free = tonumber(free or 0)
 if not ARGV[6] then
     return free
 end
-if free >= 1 then
+if takes then
     redis.call('decr', KEYS[1])
     redis.call('zadd', KEYS[2], ARGV[5], ARGV[6])
-    local ttl = redis.call('pttl', KEYS[1])
     if ttl > 0 then
         redis.call('pexpire', KEYS[2], ttl)
     end

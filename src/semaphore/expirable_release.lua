@@ -10,7 +10,9 @@
 -- Publish before any write: a user whose ACL refuses the channel gets the
 -- error with the permit still held.
 -- The count is checked first, as every semaphore script does: INCRBY failing
--- after the ZREM would drop the permit.
+-- after the ZREM would drop the permit; so are the ACL's rights to both
+-- (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[4], '1'}}, 'releasing a permit')
 if refused then
@@ -23,6 +25,11 @@ end
 local lease_end = redis.call('zscore', KEYS[2], ARGV[3])
 if not lease_end then
     return 0
+end
+if not redis.acl_check_cmd('zrem', KEYS[2], ARGV[3]) then
+    return refusal('zrem', KEYS[2], 'releasing a permit')
+elseif not redis.acl_check_cmd('incrby', KEYS[1], 1) then
+    return refusal('incrby', KEYS[1], 'releasing a permit')
 end
 redis.call(ARGV[2], ARGV[4], 1)
 redis.call('zrem', KEYS[2], ARGV[3])

@@ -9,7 +9,9 @@
 -- Reply: the new count; OVERFLOW (nothing changed) past Redis's 64-bit range.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Publish before the write: a user whose ACL refuses the channel gets the
--- error with the count unchanged (waiters see the message after the script).
+-- error with the count unchanged (waiters see the message after the script);
+-- the INCRBY after the publish is checked before it (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing permits')
 if refused then
@@ -47,6 +49,9 @@ end
 -- As exact as INCRBY's reply in Lua (a double), which is what was published before.
 local after = tonumber(free or 0) + tonumber(ARGV[1])
 if after > 0 then
+    if not redis.acl_check_cmd('incrby', KEYS[1], ARGV[1]) then
+        return refusal('incrby', KEYS[1], 'releasing permits')
+    end
     redis.call(ARGV[2], ARGV[3], after)
 end
 return redis.call('incrby', KEYS[1], ARGV[1])
