@@ -9,6 +9,8 @@
 -- missing) is free: its stale fields go as it is taken.
 -- Reads first, then the checks of every write, then the writes: a refusal
 -- (ACL) leaves the hash as it was.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: hold.lua.part
 local fields, owner = parse_hold(ARGV[2])
@@ -45,7 +47,7 @@ if latest then
     return latest - now
 end
 local pttl = redis.call('pttl', KEYS[1])
-local refused_write = refused_calls({{'hset', KEYS[1], 'f', 'v'}, {'hincrby', KEYS[1], 'f', '1'},
+local refused_write = refused_call({{'hset', KEYS[1], 'f', 'v'}, {'hincrby', KEYS[1], 'f', '1'},
     {#stale > 0 and 'hdel' or '', KEYS[1], 'f'}, {pttl < lease and 'pexpire' or '', KEYS[1], lease}},
     'taking the group lock')
 if refused_write then

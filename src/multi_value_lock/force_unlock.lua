@@ -5,6 +5,7 @@
 -- ARGV[4] the set `<fields>:` (hold.lua.part; no owner).
 -- Reply 1 when some value was held (its fields deleted, waiters woken), else 0.
 -- Reads first, the checks, the publish, then the one HDEL.
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: hold.lua.part
 local fields = parse_hold(ARGV[4])
@@ -29,9 +30,8 @@ if #gone == 0 then
     return 0
 end
 if ARGV[2] ~= '' then
-    local refused_delete = refused_calls({{'hdel', KEYS[1], 'f'}}, 'force-unlocking the group lock')
-    if refused_delete then
-        return refused_delete
+    if not redis.acl_check_cmd('hdel', KEYS[1], 'f') then
+        return refusal('hdel', KEYS[1], 'force-unlocking the group lock')
     end
     redis.call(ARGV[2], ARGV[3], ARGV[1])
 end

@@ -15,6 +15,8 @@
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Reads first, the checks, the publish, then the writes: a refused call
 -- (ACL) leaves the hash as it was.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: hold.lua.part
 local fields, owner = parse_hold(ARGV[3])
@@ -51,7 +53,7 @@ local pttl = redis.call('pttl', KEYS[1])
 local raise_ttl = #kept > 0 and lease > 0 and pttl < lease
 local publishes = #freed > 0 and ARGV[4] ~= ''
 -- What runs after the first write or publish, checked before it.
-local refused_write = refused_calls({{#freed > 0 and 'hdel' or '', KEYS[1], 'f'},
+local refused_write = refused_call({{#freed > 0 and 'hdel' or '', KEYS[1], 'f'},
     {#kept > 0 and 'hincrby' or '', KEYS[1], 'f', '-1'}, {#raise > 0 and 'hset' or '', KEYS[1], 'f', 'v'},
     {raise_ttl and 'pexpire' or '', KEYS[1], lease}}, 'releasing the group lock')
 if refused_write then

@@ -6,6 +6,8 @@
 -- and that hold is left as it was: a renewal is all of a set or none.
 -- Reads first, every write checked next, the writes last: a refusal (ACL)
 -- renews nothing. pcall: a key of another type counts as lost.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: hold.lua.part
 local lease, now = tonumber(ARGV[1]), server_now()
 local until_ms = now + lease
@@ -33,7 +35,7 @@ for i = 1, #KEYS do
         checks[#checks + 1] = {pttl < lease and 'pexpire' or '', KEYS[i], lease}
     end
 end
-local refused = refused_calls(checks, 'renewing the group lock')
+local refused = refused_call(checks, 'renewing the group lock')
 if refused then
     return refused
 end
