@@ -26,6 +26,8 @@ TEST_F(GroupWithRedisson, AJavaHolderKeepsHoldfastWaitingUntilItsUnlockWakesIt) 
     MultiValueLock seats(client, "flight", {"12B", "12C"});
     EXPECT_FALSE(seats.try_lock());
     EXPECT_TRUE(seats.is_locked());
+    EXPECT_THROW(seats.release(), NotOwnerError);  // Java's hold is not holdfast's to give back
+    EXPECT_TRUE(java.is_held());
     auto waiter = take_and_give_back(seats);
     // Asleep on the channel: Java's lease is 30 s, so only its `0` wakes it in time.
     ASSERT_TRUE(eventually([&] { return subscribers(java.channel()) == 1; }));
