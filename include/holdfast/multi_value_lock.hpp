@@ -36,9 +36,10 @@ namespace holdfast {
 /// values; not the default Kryo5Codec, which writes a class tag first
 /// (docs/redisson-layout.md, "Group lock", says how to match it).
 ///
-/// Leases, watchdog, waiting, owners, durations, lease-lost token,
-/// unlock()/release() and the Lockable / TimedLockable requirements: as
-/// Lock's. A hold is reentrant per set: an owner may take the same set again
+/// Leases, watchdog, waiting, owners, durations, lease-lost token, the
+/// release rule (release() and async_release() checked, unlock() the quiet
+/// Lockable face: docs/design.md, "Releasing") and the Lockable /
+/// TimedLockable requirements: as Lock's. A hold is reentrant per set: an owner may take the same set again
 /// (each value counts its holds), and sets of one owner may overlap. A
 /// release frees the values whose count reaches 0 and wakes every waiter of
 /// the group, since any of them may wait for a value it freed.
@@ -105,7 +106,7 @@ public:
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<bool> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt,
                                  std::stop_token stop = {});
-    std::future<void> async_unlock(std::string owner);
+    std::future<void> async_release(std::string owner);
     std::future<bool> async_force_unlock();
     std::future<bool> async_is_locked() const;
     std::future<std::int64_t> async_hold_count(std::string owner) const;
@@ -114,7 +115,7 @@ public:
     void async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
                         Completion<bool> done);
     void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
-    void async_unlock(std::string owner, Completion<> done);
+    void async_release(std::string owner, Completion<> done);
     void async_force_unlock(Completion<bool> done);
     void async_is_locked(Completion<bool> done) const;
     void async_hold_count(std::string owner, Completion<std::int64_t> done) const;

@@ -14,9 +14,10 @@ namespace holdfast {
 /// A Lock (same layout, API, leases, watchdog and wake-ups) that an owner
 /// holds at most once: lock(), try_lock(), try_lock_for()/until() and the
 /// async forms by an owner that holds it already fail with DeadlockError
-/// (code() errc::deadlock, equal to std::errc::resource_deadlock_would_occur,
-/// what std::unique_lock::lock() and try_lock() throw for a mutex they own),
-/// whatever the wait: the server's acquire script refuses it (the error
+/// (a holdfast::Error, not a std::system_error, whose code() errc::deadlock
+/// compares equal to std::errc::resource_deadlock_would_occur: the code
+/// std::unique_lock::lock() and try_lock() report, in a std::system_error,
+/// for a mutex they own already), whatever the wait: the server's acquire script refuses it (the error
 /// NON_REENTRANT_REACQUIRE) and nothing is taken or changed. Other owners
 /// wait for it and are woken as on a Lock. For code whose re-entry would be a
 /// bug: it fails at once instead of nesting silently.

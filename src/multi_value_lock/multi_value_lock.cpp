@@ -139,7 +139,7 @@ void MultiValueLock::async_lock(std::string owner, std::optional<Duration> lease
     acquire(std::move(owner), std::nullopt, lease, std::move(stop), std::move(done));
 }
 
-void MultiValueLock::async_unlock(std::string owner, Completion<> done) {
+void MultiValueLock::async_release(std::string owner, Completion<> done) {
     detail::check_owner([this] { return std::string(noun) + " " + detail::quoted(group_); }, owner);
     auto& core = detail::core_of(*client_);
     detail::ReleaseSpec spec;
@@ -154,13 +154,13 @@ void MultiValueLock::async_unlock(std::string owner, Completion<> done) {
 void MultiValueLock::unlock() {
     // Reported by the pipeline already (event, metric, lease-lost token).
     detail::block<bool>(detail::core_of(*client_).transport, [&](Completion<bool> done) {
-        async_unlock(client_->current_owner(), [done = std::move(done)](std::exception_ptr) { done(nullptr, true); });
+        async_release(client_->current_owner(), [done = std::move(done)](std::exception_ptr) { done(nullptr, true); });
     });
 }
 
 void MultiValueLock::release() {
     detail::block<bool>(detail::core_of(*client_).transport, [&](Completion<bool> done) {
-        async_unlock(client_->current_owner(),
+        async_release(client_->current_owner(),
                      [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
@@ -236,8 +236,8 @@ std::future<bool> MultiValueLock::async_lock(std::string owner, std::optional<Du
         [&](Completion<bool> done) { async_lock(std::move(owner), lease, std::move(stop), std::move(done)); });
 }
 
-std::future<void> MultiValueLock::async_unlock(std::string owner) {
-    return detail::future_of<void>([&](Completion<> done) { async_unlock(std::move(owner), std::move(done)); });
+std::future<void> MultiValueLock::async_release(std::string owner) {
+    return detail::future_of<void>([&](Completion<> done) { async_release(std::move(owner), std::move(done)); });
 }
 
 std::future<bool> MultiValueLock::async_force_unlock() {

@@ -2,7 +2,8 @@
 -- Semaphore release and add-permits (Redisson RSemaphore layout).
 -- KEYS[1] free permits; ARGV[1] permits to add (release: > 0; add-permits:
 -- either sign), ARGV[2] publish command, ARGV[3] channel (no key, as in
--- lock/release.lua).
+-- lock/release.lua), ARGV[4] 'existing' to add only to a count that exists
+-- (release-if-exists: nil, nothing changed, when there is none).
 -- Publishes the new count when permits are free: a waiter reading it wakes
 -- that many of its waiters. (Redisson publishes even a count <= 0; a Java
 -- peer would hand that to Semaphore.release, which refuses a negative.)
@@ -20,6 +21,9 @@ end
 local free = redis.call('get', KEYS[1])
 if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+end
+if not free and ARGV[4] == 'existing' then
+    return nil
 end
 -- Redis counts in 64 bits, more than Lua's numbers (doubles) hold exactly:
 -- a count is split at 10^9, high * 10^9 + low, low in [0, 10^9).

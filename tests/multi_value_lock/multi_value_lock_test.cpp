@@ -72,11 +72,11 @@ TEST_F(Group, AllOrNothingAndOnlyWhereSetsShareAValue) {
     EXPECT_TRUE(bc.is_locked());
     EXPECT_TRUE(ab.is_held_by(first));
     EXPECT_FALSE(bc.is_held_by(second));  // holds 12C, not 12B
-    c_only.async_unlock(second).get();
-    ab.async_unlock(first).get();
+    c_only.async_release(second).get();
+    ab.async_release(first).get();
     EXPECT_FALSE(bc.is_locked());
     EXPECT_TRUE(bc.async_try_lock(second).get());
-    bc.async_unlock(second).get();
+    bc.async_release(second).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
@@ -120,13 +120,13 @@ TEST_F(Group, EveryWaiterAReleaseFreedIsWokenAtOnce) {
     // Both asleep on the channel: the lease is 30 s, so only the message wakes them in time.
     ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{flight}") == 1; }));
     EXPECT_EQ(first.wait_for(200ms), std::future_status::timeout);
-    all.async_unlock(holder).get();
+    all.async_release(holder).get();
     ASSERT_EQ(first.wait_for(10s), std::future_status::ready);
     ASSERT_EQ(second.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(first.get());
     EXPECT_TRUE(second.get());
-    a_only.async_unlock(left).get();
-    c_only.async_unlock(right).get();
+    a_only.async_release(left).get();
+    c_only.async_release(right).get();
 }
 
 TEST_F(Group, TheWatchdogRenewsTheWholeSetAndTellsItsLoss) {
@@ -160,8 +160,8 @@ TEST_F(Group, AnExplicitLeaseEndsTheHoldAndAnEndedHoldIsTakenOverCleanly) {
     const auto fields = hash_of(*raw, "flight");
     EXPECT_EQ(fields.size(), 6u);  // the ended hold's fields went
     EXPECT_EQ(fields.count(a + ":" + first + ":lock_count"), 0u);
-    EXPECT_THROW(ab.async_unlock(first).get(), NotOwnerError);
-    ab.async_unlock(second).get();
+    EXPECT_THROW(ab.async_release(first).get(), NotOwnerError);
+    ab.async_release(second).get();
 }
 
 TEST_F(Group, StopForceUnlockAndAsio) {
@@ -180,8 +180,8 @@ TEST_F(Group, StopForceUnlockAndAsio) {
     ASSERT_EQ(taken.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(taken.get());
     EXPECT_TRUE(ab.is_held_by(second));
-    EXPECT_THROW(ab.async_unlock(first).get(), NotOwnerError);
-    async_unlock(ab, second, asio::use_future).get();
+    EXPECT_THROW(ab.async_release(first).get(), NotOwnerError);
+    async_release(ab, second, asio::use_future).get();
     EXPECT_FALSE(ab.force_unlock());
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }

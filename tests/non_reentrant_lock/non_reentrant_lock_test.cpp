@@ -71,7 +71,7 @@ TEST_F(NonReentrant, AsyncFormsAndAsioCompleteWithTheDeadlock) {
         EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
     }
     EXPECT_EQ(lock.hold_count(owner), 1);
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
@@ -84,11 +84,11 @@ TEST_F(NonReentrant, OtherOwnersWaitAndAreWokenByTheUnlock) {
     auto waiting = lock.async_try_lock(second, 60s);
     // Asleep on the channel: the lease is 30 s, so only the unlock's message wakes it in time.
     ASSERT_TRUE(eventually([&] { return subscribers("redisson_lock__channel:{ledger}") == 1; }));
-    lock.async_unlock(first).get();
+    lock.async_release(first).get();
     ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(waiting.get());
     EXPECT_EQ(lock.hold_count(second), 1);
-    lock.async_unlock(second).get();
+    lock.async_release(second).get();
 }
 
 TEST_F(NonReentrant, TheWatchdogRenewsAndTheLeaseLostTokenWatches) {
@@ -119,11 +119,11 @@ TEST_F(NonReentrant, TheFairOneRefusesItsHolderAndQueuesTheOthers) {
     EXPECT_EQ(raw->integer({"EXISTS", "redisson_lock_queue:{line}"}), 0);  // it joined no queue
     auto waiting = lock.async_try_lock(second, 60s);
     ASSERT_TRUE(eventually([&] { return raw->integer({"LLEN", "redisson_lock_queue:{line}"}) == 1; }));
-    lock.async_unlock(first).get();
+    lock.async_release(first).get();
     ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(waiting.get());
     expect_refused_reentry([&] { lock.async_lock(second).get(); });
-    lock.async_unlock(second).get();
+    lock.async_release(second).get();
     EXPECT_EQ(raw->integer({"EXISTS", "line"}), 0);
 }
 

@@ -111,7 +111,7 @@ TEST_F(WithRedisson, TheFairOnesShareOneQueueAndRefuseTheSameReentry) {
     // Java waits behind holdfast's hold, in the queue, and gets it at its unlock.
     auto java_wait = java.acquire_once("java-2:1");
     ASSERT_EQ(java_wait->type, REDIS_REPLY_INTEGER);
-    lock.async_unlock(mine).get();
+    lock.async_release(mine).get();
     EXPECT_EQ(java.acquire_once("java-2:1")->type, REDIS_REPLY_NIL);
     EXPECT_EQ(java.release("java-2:1"), 1);
 }
