@@ -24,9 +24,40 @@ if(TARGET holdfast_check)
   install(TARGETS holdfast_check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT check)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/holdfast)
-if(HOLDFAST_MAN_PAGE_FILE)
-  install(FILES ${HOLDFAST_MAN_PAGE_FILE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-endif()
+# Each package's copyright and changelog, where Debian looks for them
+# (/usr/share/doc/<package>/). The changelog, in Debian's form, names the
+# maintainer the .debs are published as (cmake/Package.cmake) and the build's
+# date (SOURCE_DATE_EPOCH when set), compressed as Debian wants it.
+set(HOLDFAST_PACKAGE_CONTACT "holdfast maintainers <maintainers@holdfast.invalid>" CACHE STRING
+    "The maintainer the .debs are published as: Name <mail>")
+string(TIMESTAMP HOLDFAST_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+find_program(HOLDFAST_GZIP gzip)
+foreach(component holdfast check)
+  set(HOLDFAST_DEB_PACKAGE holdfast)
+  if(component STREQUAL "check")
+    set(HOLDFAST_DEB_PACKAGE holdfast-check)
+  endif()
+  set(doc ${PROJECT_BINARY_DIR}/debian/${HOLDFAST_DEB_PACKAGE})
+  set(CPACK_PACKAGE_CONTACT ${HOLDFAST_PACKAGE_CONTACT})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/debian/changelog.in ${doc}/changelog @ONLY)
+  set(files ${PROJECT_SOURCE_DIR}/cmake/debian/copyright)
+  if(HOLDFAST_GZIP)
+    execute_process(COMMAND ${HOLDFAST_GZIP} -9n -c ${doc}/changelog OUTPUT_FILE ${doc}/changelog.gz)
+    list(APPEND files ${doc}/changelog.gz)
+  endif()
+  install(FILES ${files} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${HOLDFAST_DEB_PACKAGE} COMPONENT ${component})
+endforeach()
+# The exceptions the holdfast package makes to Debian's rules, with why.
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/debian/holdfast.lintian-overrides
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME holdfast)
+foreach(page IN LISTS HOLDFAST_MAN_PAGE_FILES)
+  get_filename_component(name ${page} NAME)
+  set(component holdfast)
+  if(name MATCHES "^holdfast-check")
+    set(component check)
+  endif()
+  install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT ${component})
+endforeach()
 
 # A static libholdfast needs hiredis and OpenSSL at the final link (and only there).
 get_target_property(HOLDFAST_TYPE holdfast TYPE)

@@ -35,6 +35,20 @@ protected:
 
     virtual std::vector<std::string> server_args() { return {}; }
 
+    /// What the server runs, as holdfast names it ("Redis 7.0.15", "Valkey
+    /// 8.0.1"), read from its INFO server by the test itself.
+    std::string server_software() const {
+        const std::string info = raw->string({"INFO", "server"});
+        auto field = [&](const std::string& name) {
+            const auto at = info.find("\n" + name + ":");
+            if (at == std::string::npos) return std::string();
+            const auto from = at + name.size() + 2;
+            return info.substr(from, info.find_first_of("\r\n", from) - from);
+        };
+        return field("server_name") == "valkey" ? "Valkey " + field("valkey_version")
+                                                : "Redis " + field("redis_version");
+    }
+
     /// Calls of `command` (lowercase, e.g. "evalsha") since the last CONFIG RESETSTAT.
     long long calls(const std::string& command) const {
         const std::string info = raw->string({"INFO", "commandstats"});

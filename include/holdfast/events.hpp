@@ -1,6 +1,7 @@
-// What a Client tells its operator: connections lost and restored, renewals
-// that failed, leases lost, releases that failed, acquires that waited long,
-// scripts reloaded, completions that threw.
+// What a Client tells its operator: servers connected to (and what runs
+// there), connections lost and restored, renewals that failed, leases lost,
+// releases that failed, acquires that waited long, scripts reloaded,
+// completions that threw.
 #pragma once
 
 #include <chrono>
@@ -17,7 +18,7 @@ namespace holdfast {
 struct HOLDFAST_EXPORT Event {
     enum class Kind {
         connection_lost,      ///< server, detail (why); its commands in flight fail
-        connection_restored,  ///< server: reconnected after a loss
+        connection_restored,  ///< server, detail (what runs there, as for connected): reconnected after a loss
         renewal_failed,       ///< primitive, name, owner, server, detail: the watchdog retries next tick
         lease_lost,           ///< primitive, name, owner, server, detail: the hold is gone or untrusted
         slow_acquire,         ///< primitive, name, waited: longer than Config::slow_acquire_threshold
@@ -25,6 +26,8 @@ struct HOLDFAST_EXPORT Event {
         release_failed,       ///< primitive, name, owner, server, detail: an unlock that did not release (not held,
                               ///< lost, refused, outcome unknown); the hold is no longer renewed
         completion_threw,     ///< primitive, name, detail: a completion given to an async call threw; swallowed
+        connected,            ///< server, detail (what runs there: "Redis 7.0.15", "Valkey 8.0.1"): this
+                              ///< client's first connection to that server is ready; told once per server
     };
     Kind kind = Kind::connection_lost;
     std::string server;     ///< "host:port" (or the socket path)

@@ -132,6 +132,14 @@ struct HOLDFAST_EXPORT LockState {
     /// "a hash with field 'color' = 'blue' (not a hold count)" (field and
     /// value as stored: escape them before printing).
     std::string description;
+
+    /// Where it was read, "host:port": the server, the master the sentinels
+    /// name, or the cluster node serving `name`.
+    std::string server;
+    /// What runs there, as the client's connection learnt it when it
+    /// connected: "Redis 7.0.15", "Valkey 8.0.1"; empty if the server refused
+    /// to tell (an ACL without EVAL_RO).
+    std::string server_version;
 };
 
 /// Reads what `name` holds (its keys under Config::key_prefix) on `client`'s

@@ -12,9 +12,9 @@ namespace holdfast {
 
 /// How much an event matters to an operator, least first.
 enum class LogLevel {
-    info,     ///< connection_restored, slow_acquire, script_reloaded: worth a line, nothing to do
-    warning,  ///< connection_lost, renewal_failed: a hold may be at risk; holdfast retries
-    error,    ///< lease_lost: a holder lost its lock
+    info,     ///< connected, connection_restored, slow_acquire, script_reloaded: worth a line, nothing to do
+    warning,  ///< connection_lost, renewal_failed, release_failed: a hold may be at risk or stay until its lease ends
+    error,    ///< lease_lost, completion_threw: a holder lost its lock; the application's completion threw
 };
 
 /// The level event_logger() writes `kind` at.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include "core/client_core.hpp"
 #include "holdfast/errors.hpp"
@@ -271,8 +272,10 @@ std::vector<std::string> find_names(Client& client, const std::string& pattern) 
 LockState inspect(Client& client, const std::string& name) {
     if (name.empty()) throw std::invalid_argument("holdfast: inspect: a name must not be empty");
     const std::string key = detail::mapped_name(client.config().key_prefix, name);
-    LockState state = Inspector(detail::core_of(client).transport, key).run();
+    auto& transport = detail::core_of(client).transport;
+    LockState state = Inspector(transport, key).run();
     state.name = name;
+    std::tie(state.server, state.server_version) = transport.server_of(key);
     return state;
 }
 

@@ -30,16 +30,23 @@ void to_stderr(LogLevel, std::string_view line) {
 
 }  // namespace
 
+// No default: a kind added without a level stops the build (-Werror=switch),
+// and docs/operations.md lists each kind's level (tests/telemetry/log_test.cpp).
 LogLevel level_of(Event::Kind kind) {
     switch (kind) {
-        case Event::Kind::lease_lost: return LogLevel::error;
+        case Event::Kind::lease_lost:        // a holder lost its lock
+        case Event::Kind::completion_threw:  // the application's completion threw: a bug, swallowed
+            return LogLevel::error;
         case Event::Kind::connection_lost:
-        case Event::Kind::renewal_failed: return LogLevel::warning;
+        case Event::Kind::renewal_failed:
+        case Event::Kind::release_failed:  // not released as asked: others wait up to its lease
+            return LogLevel::warning;
+        case Event::Kind::connected:
         case Event::Kind::connection_restored:
         case Event::Kind::slow_acquire:
         case Event::Kind::script_reloaded: return LogLevel::info;
     }
-    return LogLevel::error;  // a kind added without a level: too loud rather than unheard
+    return LogLevel::error;  // only a value cast from outside the enum
 }
 
 std::string_view to_string(LogLevel level) {

@@ -26,6 +26,7 @@ std::string_view to_string(Event::Kind kind) {
         case Event::Kind::script_reloaded: return "script_reloaded";
         case Event::Kind::release_failed: return "release_failed";
         case Event::Kind::completion_threw: return "completion_threw";
+        case Event::Kind::connected: return "connected";
     }
     return "unknown";
 }
@@ -111,6 +112,10 @@ void Telemetry::tell(const Event& event) const {
         if (event.kind == Event::Kind::script_reloaded) scripts_reloaded_.fetch_add(1, std::memory_order_relaxed);
     }
     if (!handler_) return;
+    if (event.kind == Event::Kind::connected) {
+        std::lock_guard lock(connected_mutex_);
+        if (!connected_.insert(event.server).second) return;
+    }
     try {
         handler_(event);
     } catch (...) {

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -65,6 +67,9 @@ private:
     const std::chrono::milliseconds slow_acquire_;
     mutable std::array<Counters, kinds> counters_;
     mutable std::atomic<std::uint64_t> connections_lost_{0}, reconnects_{0}, scripts_reloaded_{0};
+    // Servers told `connected`: once per server, not once per connection of the pool.
+    mutable std::mutex connected_mutex_;
+    mutable std::set<std::string> connected_;
 };
 
 }  // namespace holdfast::detail

@@ -1,5 +1,6 @@
 #include "transport/cluster.hpp"
 
+#include <algorithm>
 #include <future>
 
 #include "errors/failure.hpp"
@@ -45,13 +46,17 @@ struct Cluster::Request {
 Cluster::Cluster(asio::io_context& io, const Config& config)
     : io_(io), config_(config), refresh_timer_(io), scan_timer_(io), parked_timer_(io) {}
 
-Config Cluster::node_config(const ServerAddress& node) const {
+std::shared_ptr<Connection> Cluster::new_connection(const ServerAddress& node) const {
     Config c = config_;
     c.topology = Topology::single;
     c.host = node.host;
     c.port = node.port;
     c.servers.clear();
-    return c;
+    auto connection = std::make_shared<Connection>(io_, c);
+    // A seed is the user's address; any other node's, the cluster's word.
+    connection->cluster_announced =
+        std::find(config_.servers.begin(), config_.servers.end(), node) == config_.servers.end();
+    return connection;
 }
 
 ClusterMap::Node Cluster::node_index_locked(const ServerAddress& address) {
@@ -64,10 +69,9 @@ void Cluster::connect_new_nodes_locked() {
     while (nodes_.size() < map_.node_count()) {
         auto node = std::make_unique<Node>();
         node->address = map_.address(static_cast<ClusterMap::Node>(nodes_.size()));
-        const Config c = node_config(node->address);
         const auto index = nodes_.size();
         for (std::size_t i = 0; i < config_.pool_size(); ++i) {
-            node->pool.push_back(std::make_shared<Connection>(io_, c));
+            node->pool.push_back(new_connection(node->address));
             node->pool.back()->on_ready = [this, index] {
                 std::lock_guard lock(mutex_);
                 nodes_[index]->down = false;

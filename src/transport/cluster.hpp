@@ -61,8 +61,10 @@ public:
     /// Loop thread: closes every connection, failing what is queued.
     void stop_now();
 
-    /// A node's settings: the cluster's, with that node as the one server.
-    Config node_config(const ServerAddress& node) const;
+    /// A connection to `node` (not started), with the cluster's settings;
+    /// one to a node that is not a seed says, when it cannot reach it, that
+    /// the address is the cluster's word (CLUSTER SLOTS, a redirect).
+    std::shared_ptr<Connection> new_connection(const ServerAddress& node) const;
 
 private:
     struct Request;

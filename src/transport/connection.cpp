@@ -49,6 +49,7 @@ void Connection::start() {
 SessionMachine::Options Connection::session_options() const {
     SessionMachine::Options o;
     o.locates = locate && config_.unix_socket.empty();
+    o.cluster_announced = cluster_announced;
     o.requires_master = config_.topology == Topology::sentinel;
     o.tls = tls_context_ != nullptr;
     o.auth = !config_.password.empty();
@@ -60,6 +61,8 @@ SessionMachine::Options Connection::session_options() const {
     o.probes_rights = !is_push;
     // Behind a sentinel or with replica sync on: is it the master, with how many replicas.
     o.asks_role = config_.topology == Topology::sentinel || config_.replica_sync != ReplicaSync::off;
+    // A connection for commands tells the first time it is ready (Event::Kind::connected).
+    o.tells_connected = !is_push;
     if (config_.unix_socket.empty()) o.address = {config_.host, config_.port};
     o.connect_timeout = config_.connect_timeout;
     o.retry_interval = config_.retry_interval;
@@ -126,16 +129,23 @@ void Connection::perform(const SessionMachine::Action& action) {
             may_ask_rights_ = true;
             return send_handshake({{Step::rights, encode_command({"ACL", "GETUSER", acl_user()})}});
         case Kind::replicas: return count_replicas(action.count);
-        case Kind::tell_restored: return tell(Event::Kind::connection_restored, "");
+        case Kind::tell_connected: return tell(Event::Kind::connected, peer().second);
+        case Kind::tell_restored: return tell(Event::Kind::connection_restored, peer().second);
         case Kind::become_ready: return became_ready();
         case Kind::close: return close_socket();
         case Kind::tell_lost: return tell(Event::Kind::connection_lost, machine_.why());
         case Kind::fail_in_flight: return fail_in_flight(action.code, action.established);
-        case Kind::fail_waiting:
-            return fail_waiting(action.code == errc::client_closed
-                                    ? not_sent(server_)
-                                    : Failure(action.code, "holdfast: " + server_ + ": " + machine_.why()),
-                                true);
+        case Kind::fail_waiting: {
+            if (action.code == errc::client_closed) return fail_waiting(not_sent(server_), true);
+            const Failure refused(action.code, "holdfast: " + server_ + ": " + machine_.why());
+            {
+                // Retrying cannot help (credentials, a certificate): commands
+                // submitted from now on fail at once too, until a reconnect succeeds.
+                std::lock_guard lock(mutex_);
+                refused_ = refused;
+            }
+            return fail_waiting(refused, true);
+        }
         case Kind::fail_one_attempt: return fail_one_attempt(machine_.why());
         case Kind::arm_backoff:
             retry_timer_.expires_after(action.delay);
@@ -160,11 +170,10 @@ void Connection::submit(Pending pending, std::string_view encoded) {
     {
         std::lock_guard lock(mutex_);
         if (state_ != State::ready) {
-            if (state_ == State::stopped) {
+            if (state_ == State::stopped || refused_) {
+                const Failure error = state_ == State::stopped ? not_sent(server_) : refused_;
                 if (pending.handler)
-                    asio::post(io_, [handler = std::move(pending.handler), server = server_] {
-                        handler(not_sent(server), Reply{});
-                    });
+                    asio::post(io_, [handler = std::move(pending.handler), error] { handler(error, Reply{}); });
                 return;
             }
             if (!pending.one_attempt || state_ != State::backoff) {
@@ -196,7 +205,7 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
     bool stopped = false;
     {
         std::lock_guard lock(mutex_);
-        if (state_ == State::stopped) {
+        if (state_ == State::stopped || (state_ != State::ready && refused_)) {
             stopped = true;
         } else if (state_ != State::ready) {
             waiting_.push_back({asking, std::move(ignore), now});
@@ -209,7 +218,7 @@ void Connection::submit_asking(std::string_view encoded, ReplyHandler handler) {
             epoch = epoch_;
         }
     }
-    if (stopped) return submit(encoded, std::move(handler));  // fails it, as submit() does
+    if (stopped) return submit(encoded, std::move(handler));  // fails it, as submit() does (or refused)
     drain(epoch);
 }
 
@@ -467,11 +476,13 @@ void Connection::start_session(std::uint8_t steps) {
     // EVAL_RO, as it writes nothing, and so that it is not counted with the
     // primitives' script calls); the answer asks, and the connection is ready
     // once told, so every script call it carries uses the same choice from its first.
+    // It also says what runs there (software_of), which INFO would say only
+    // to a user granted it (and log a refusal in ACL LOG for every other).
+    static const std::string probe =
+        "return {redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0, "
+        "redis.SERVER_NAME or 'redis', redis.VALKEY_VERSION or redis.REDIS_VERSION}";
     if (has(Step::rights_probe))
-        commands.emplace_back(
-            Step::rights_probe,
-            encode_command(
-                {"EVAL_RO", "return redis.acl_check_cmd('acl', 'getuser', ARGV[1]) and 1 or 0", "0", acl_user()}));
+        commands.emplace_back(Step::rights_probe, encode_command({"EVAL_RO", probe, "0", acl_user()}));
     if (has(Step::role)) commands.emplace_back(Step::role, encode_command({"ROLE"}));
     send_handshake(commands);
 }
@@ -488,6 +499,8 @@ void Connection::send_handshake(const std::vector<std::pair<Step, std::string>>&
                                                                                                   Reply reply) {
                 if (error) return;
                 if (step == Step::rights && generation == self->machine_.generation()) self->on_rights(reply);
+                if (step == Step::rights_probe && generation == self->machine_.generation())
+                    self->on_server_info(reply);
                 self->run(self->machine_.replied(generation, step, reply));
             };
             must_drain |= enqueue_locked(encoded, std::move(handler), Clock::now());
@@ -506,6 +519,8 @@ void Connection::became_ready() {
         std::lock_guard lock(mutex_);
         state_ = State::ready;
         last_error_.clear();
+        refused_ = nullptr;
+        peer_ = address();
         for (auto& p : waiting_) must_drain |= enqueue_locked(p.encoded, std::move(p.handler), Clock::now(), p.hold);
         waiting_.clear();
         epoch = epoch_;

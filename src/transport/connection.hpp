@@ -67,12 +67,18 @@ using Locator = std::function<void(LocateHandler)>;
 /// disconnected wait for the reconnect up to Config::timeout (submit_one_attempt:
 /// for one attempt), then fail naming the server (errc::not_connected); a refusal
 /// that retrying cannot fix (credentials, a certificate) fails them at once
-/// (errc::auth_refused, tls_failed). A
+/// (errc::auth_refused, tls_failed), and so every command submitted after it,
+/// until a reconnect succeeds (the attempts go on meanwhile). A
 /// command without a reply within Config::timeout (after what a WAIT ahead of it
 /// may hold: submit's `hold`) closes the connection (a stalled server), which
 /// fails the commands behind it too, unless the server answered some command
 /// within Config::timeout: a reply late behind a deep queue of this client's
 /// own commands is not a stall.
+/// What the handshake's rights probe says runs there ({may, SERVER_NAME or
+/// 'redis', VALKEY_VERSION or REDIS_VERSION}, from Lua: no ACL needed):
+/// "Redis 7.0.15", "Valkey 8.0.1"; "" for any other reply (a refusal).
+std::string software_of(const Reply& probe);
+
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(asio::io_context& io, const Config& config);
@@ -112,6 +118,9 @@ public:
     /// Set: asked where to connect before each attempt, instead of the
     /// config's host and port (a Sentinel master).
     Locator locate;
+    /// Set before start(): the address is what a cluster announced (CLUSTER
+    /// SLOTS, a redirect), not the user's; errors reaching it say so.
+    bool cluster_announced = false;
 
     /// Loop thread: drops the connection unless it is (being) made to
     /// `keep`, and ends the backoff of one that failed to reach another; it
@@ -150,6 +159,10 @@ public:
     const Config& config() const { return config_; }
     /// Where it is (or was last) connected: behind a sentinel, the master's address.
     std::string address() const { return locate ? machine_.address().name() : server_; }
+    /// Where it was last ready ("host:port"; empty before) and what runs
+    /// there ("Redis 7.0.15", "Valkey 8.0.1"; empty on a pub/sub connection,
+    /// or if the probe was refused: an ACL without EVAL_RO). Any thread.
+    std::pair<std::string, std::string> peer() const;
 
 private:
     using State = SessionMachine::State;
@@ -187,6 +200,8 @@ private:
     void on_rights(const Reply& reply);
     /// Counts the replicas the master reports (ROLE).
     void count_replicas(int count);
+    /// Reads what runs at the server from the rights probe's reply (software_of).
+    void on_server_info(const Reply& reply);
     /// The user the connection authenticates as ("default" without one).
     std::string acl_user() const;
     /// Closes the socket under both locks; the commands in flight move to dropped_.
@@ -235,7 +250,7 @@ private:
     std::mutex write_mutex_;
     std::string batch_;  // drain()'s, under write_mutex_: the bytes being sent
     // Guards everything below it.
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     State state_ = State::idle;     // the machine's, as submitters see it: set by the actions that change it
     int fd_ = -1;                   // the socket while handshaking or ready
     std::uint64_t epoch_ = 0;       // bumps with every fail(): writers of an older one stand down
@@ -247,6 +262,11 @@ private:
     std::deque<Pending> waiting_;   // submitted while not ready
     Clock::time_point held_until_{};  // a WAIT in flight keeps the server from answering until then
     std::string last_error_;
+    // The last attempt's refusal that retrying cannot fix (auth_refused,
+    // tls_failed, protocol_error); set, commands fail at once with it until ready.
+    Failure refused_;
+    std::string peer_;      // address() when last ready
+    std::string software_;  // software_of() the last rights probe's answer
     // TLS, new for each connection (set by the loop thread); a writer takes
     // its own reference with the fd, so a reconnect never frees one under it.
     std::shared_ptr<TlsSession> tls_;

@@ -49,6 +49,27 @@ void Connection::on_rights(const Reply& reply) {
     user_unrestricted_.store(unrestricted, std::memory_order_relaxed);
 }
 
+std::string software_of(const Reply& probe) {
+    if (!probe.is_array() || probe.elements.size() != 3) return {};
+    const std::string& name = probe.elements[1].str;  // Valkey says so (SERVER_NAME); Redis has none
+    const std::string& version = probe.elements[2].str;
+    if (version.empty()) return {};
+    if (name == "redis") return "Redis " + version;
+    if (name == "valkey") return "Valkey " + version;
+    return name + " " + version;
+}
+
+void Connection::on_server_info(const Reply& reply) {
+    const std::string software = software_of(reply);
+    std::lock_guard lock(mutex_);
+    software_ = software;
+}
+
+std::pair<std::string, std::string> Connection::peer() const {
+    std::lock_guard lock(mutex_);
+    return {peer_, software_};
+}
+
 // ROLE's count (the machine reads the reply): 0 for a replica.
 void Connection::count_replicas(int count) {
     replicas_.store(count, std::memory_order_relaxed);

@@ -129,9 +129,7 @@ void ClusterRouter::start() {
     routing.node_of = [this](const std::string& channel, bool sharded) {
         return cluster_.owner(sharded ? key_slot(channel) : 0);
     };
-    routing.connect = [this](const ServerAddress& node) {
-        return std::make_shared<Connection>(io_, cluster_.node_config(node));
-    };
+    routing.connect = [this](const ServerAddress& node) { return cluster_.new_connection(node); };
     routing.lost = [this] { cluster_.refresh(); };
     std::promise<void> made;
     asio::post(io_, [&] {

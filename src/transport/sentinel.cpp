@@ -30,6 +30,9 @@ public:
         : config_(config), tls_context_(std::move(tls)), socket_(io), resolver_(io), timer_(io),
           request_(std::move(request)), expected_(expected), done_(std::move(done)), buffer_(16 * 1024) {}
 
+    /// Ends the conversation now (another sentinel answered); done is told "abandoned".
+    void abandon() { finish("abandoned: another sentinel answered"); }
+
     void start(const ServerAddress& at, std::chrono::milliseconds timeout) {
         auto self = shared_from_this();
         timer_.expires_after(timeout);
@@ -159,12 +162,21 @@ const std::string switch_channel = "+switch-master";
 
 }  // namespace
 
+// While no sentinel has answered, one more is asked every this long, the
+// earlier ones still heard: a hung sentinel (it accepts, then says nothing)
+// costs this, not Config::connect_timeout, before the next is asked.
+constexpr std::chrono::milliseconds next_sentinel_after{500};
+
 struct Sentinels::Search {
-    LocateHandler done;
+    explicit Search(asio::io_context& io) : hedge(io) {}
+    LocateHandler done;  // empty once told
     std::size_t next = 0;
-    std::vector<std::string> outcomes;  // "host:port: what it said", one per sentinel asked
+    std::vector<std::weak_ptr<Ask>> asking;  // abandoned once one answers
+    std::size_t pending = 0;                 // of them, not finished
+    std::vector<std::string> outcomes;       // "host:port: what it said", one per sentinel that failed
     bool all_refused_auth = true;
     bool all_refused_tls = true;
+    asio::steady_timer hedge;  // next_sentinel_after, for the next sentinel
 };
 
 Sentinels::Sentinels(asio::io_context& io, const Config& config)
@@ -175,7 +187,7 @@ void Sentinels::locate(LocateHandler done) {
         done(nullptr, *master_);
         return check_all();
     }
-    auto search = std::make_shared<Search>();
+    auto search = std::make_shared<Search>(io_);
     search->done = [this, done = std::move(done)](Failure error, ServerAddress master) {
         if (!error && !master_) master_ = master;
         done(std::move(error), std::move(master));
@@ -183,8 +195,13 @@ void Sentinels::locate(LocateHandler done) {
     ask(std::move(search));
 }
 
+// The sentinels in the order given: the next one as soon as one fails, or
+// after next_sentinel_after while those asked are silent; the first address
+// any of them gives wins, and the others are abandoned.
 void Sentinels::ask(std::shared_ptr<Search> search) {
+    if (!search->done) return;
     if (search->next == config_.servers.size()) {
+        if (search->pending > 0) return;  // the last ones asked may still answer
         std::string said;
         for (const auto& o : search->outcomes) said += (said.empty() ? "" : "; ") + o;
         const std::string message = "holdfast: no sentinel gave the address of master " +
@@ -195,7 +212,7 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
         const errc code = refused && search->all_refused_auth  ? errc::auth_refused
                           : refused && search->all_refused_tls ? errc::tls_failed
                                                                : errc::not_connected;
-        return search->done(Failure(code, message), {});
+        return tell(*search, Failure(code, message), {});
     }
     const ServerAddress sentinel = config_.servers[search->next++];
     const std::string auth = auth_command(config_);
@@ -205,6 +222,8 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
     auto ask = std::make_shared<Ask>(io_, config_, tls_context_, request, expected, [self = shared_from_this(), search, sentinel, expected](
                                                                  std::string error, bool tls_refused,
                                                                  std::vector<Reply> replies) {
+        --search->pending;
+        if (!search->done) return;  // another answered first
         auto note = [&](const std::string& what, bool auth_refused = false) {
             search->outcomes.push_back(sentinel.name() + ": " + what);
             if (!auth_refused) search->all_refused_auth = false;
@@ -218,9 +237,24 @@ void Sentinels::ask(std::shared_ptr<Search> search) {
         if (answer.is_nil()) return note("knows no master of that name");
         auto master = address_in(answer);
         if (!master) return note("unexpected answer " + answer.describe());
-        search->done(nullptr, std::move(*master));
+        self->tell(*search, nullptr, std::move(*master));
     });
+    search->asking.push_back(ask);
+    ++search->pending;
     ask->start(sentinel, config_.connect_timeout);
+    search->hedge.expires_after(next_sentinel_after);
+    search->hedge.async_wait([self = shared_from_this(), search](asio::error_code ec) {
+        if (!ec) self->ask(search);
+    });
+}
+
+void Sentinels::tell(Search& search, Failure error, ServerAddress master) {
+    auto done = std::move(search.done);
+    search.done = nullptr;
+    search.hedge.cancel();
+    for (auto& weak : search.asking)
+        if (auto ask = weak.lock()) ask->abandon();
+    done(std::move(error), std::move(master));
 }
 
 void Sentinels::watch(std::function<void(const ServerAddress&)> on_master) {

@@ -31,7 +31,9 @@ public:
     Sentinels(asio::io_context& io, const Config& config);
 
     /// The first time (Client's constructor): asks the sentinels in order for
-    /// the master's address. The error, when none answers with one, is a
+    /// the master's address, the next as soon as one fails or after 500 ms
+    /// while those asked are silent (a hung sentinel), and takes the first
+    /// address any gives. The error, when none answers with one, is a
     /// ConnectionError (AuthError if every answering sentinel refused AUTH)
     /// naming the master and what each said. After that (every reconnect): the
     /// address the sentinels named last, at once, and asks them again (check),
@@ -53,6 +55,8 @@ public:
 private:
     struct Search;
     void ask(std::shared_ptr<Search> search);
+    /// Ends `search` with its outcome: its hedge timer and the asks still under way are dropped.
+    void tell(Search& search, Failure error, ServerAddress master);
 
     /// What one sentinel said last: the master's address, in its
     /// configuration epoch (-1: it does not say, SENTINEL MASTER refused).

@@ -134,12 +134,15 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
         case Step::setname:  // cosmetic: an ACL without +client|setname leaves it unnamed
         case Step::rights:   // the driver reads the rights; a refusal means they are checked
             break;
-        case Step::rights_probe:
-            if (reply.is_integer() && reply.integer == 1) {
+        case Step::rights_probe: {
+            // {1 or 0, server name, version}; the driver reads what runs there.
+            const Reply& may = reply.is_array() && !reply.elements.empty() ? reply.elements[0] : reply;
+            if (may.is_integer() && may.integer == 1) {
                 ++replies_due_;
                 actions.push({Kind::send_rights});
             }
             break;
+        }
         case Step::role: {
             // Refused (an ACL without ROLE): the replicas are unknown, and no master check.
             if (!reply.is_array() || reply.elements.empty()) break;
@@ -161,7 +164,10 @@ SessionMachine::Actions SessionMachine::replied(std::uint64_t generation, Step s
     if (lost_) {
         lost_ = false;
         actions.push({Kind::tell_restored});
+    } else if (!connected_ && options_.tells_connected) {
+        actions.push({Kind::tell_connected});
     }
+    connected_ = true;
     actions.push({Kind::become_ready});
     return actions;
 }
@@ -232,6 +238,12 @@ SessionMachine::Actions SessionMachine::stop() {
 }
 
 std::string SessionMachine::unreachable(const std::string& what) const {
+    if (options_.cluster_announced)
+        return "the cluster announces " + address_.name() +
+               " for this node (CLUSTER SLOTS, or a MOVED/ASK redirect): " + what +
+               "; if that is not where this client reaches the node, check the nodes' cluster-announce-ip/"
+               "cluster-announce-port (what a node announces itself as), or map it with Config::nat_map (nat_map= "
+               "in the URL)";
     if (!options_.locates) return what;
     return "the sentinels give " + address_.name() + " for it: " + what +
            "; if that is not where this client reaches the master, check the address in the sentinels' `sentinel "

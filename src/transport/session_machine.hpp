@@ -41,16 +41,18 @@ public:
         select = 1 << 1,        ///< SELECT
         setname = 1 << 2,       ///< CLIENT SETNAME (cosmetic: a refusal is ignored)
         ping = 1 << 3,          ///< PING: the peer speaks RESP
-        rights_probe = 1 << 4,  ///< EVAL_RO: may the user run ACL GETUSER? (1: yes)
+        rights_probe = 1 << 4,  ///< EVAL_RO: may the user run ACL GETUSER? (1: yes); and what runs there
         rights = 1 << 5,        ///< ACL GETUSER, sent when the probe says yes
         role = 1 << 6,          ///< ROLE: a master? with how many replicas?
     };
 
     struct Options {
         bool locates = false;          ///< ask where to connect before each attempt (a sentinel's master)
+        bool cluster_announced = false;  ///< `address` is what a cluster announced (CLUSTER SLOTS, a redirect)
         bool requires_master = false;  ///< ROLE other than master: fail and ask again (Topology::sentinel)
         bool tls = false;
         bool auth = false, select = false, setname = false, probes_rights = false, asks_role = false;
+        bool tells_connected = false;  ///< tell_connected the first time ready (a connection for commands)
         ServerAddress address;  ///< where to connect when not located
         std::chrono::milliseconds connect_timeout{1000};
         std::chrono::milliseconds retry_interval{100};      ///< the first backoff, and again once ready
@@ -67,6 +69,7 @@ public:
             send_handshake,        ///< start reading, send `steps` in Step order; each reply is replied()
             send_rights,           ///< ACL GETUSER, one more handshake reply (Step::rights)
             replicas,              ///< the server reports `count` replicas (none: a replica, or unknown)
+            tell_connected,        ///< Config::on_event: connected (the first time ready)
             tell_restored,         ///< Config::on_event: connection_restored
             become_ready,          ///< run on_ready, send the commands that waited
             close,                 ///< close the socket; keep the commands in flight for fail_in_flight
@@ -141,7 +144,7 @@ private:
     /// Ends the attempt or the connection: close, fail, back off (after `actions`).
     Actions fail(std::string why, errc code);
     Actions fail(std::string why, errc code, Actions actions);
-    /// Behind a sentinel: what failed, with where the address came from.
+    /// Behind a sentinel or in a cluster: what failed, with where the address came from.
     std::string unreachable(const std::string& what) const;
 
     Options options_;
@@ -152,6 +155,7 @@ private:
     std::chrono::milliseconds backoff_{options_.retry_interval};
     int replies_due_ = 0;  // handshake
     bool lost_ = false;    // told connection_lost, not yet connection_restored
+    bool connected_ = false;  // told connected: ready once
 };
 
 }  // namespace holdfast::detail

@@ -108,6 +108,9 @@ public:
     bool on_loop_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
 
     const Config& config() const { return config_; }
+    /// Where a command for `key` goes, "host:port", and what runs there
+    /// (Connection::peer()). Any thread.
+    std::pair<std::string, std::string> server_of(std::string_view key) { return writer_of(key).peer(); }
 
 private:
     /// Sends RESP bytes to the server (cluster: the master) serving `key`.

@@ -159,6 +159,11 @@ protected:
     std::unique_ptr<HeldLock> hold(const std::string& name) { return std::make_unique<HeldLock>(config(), name); }
 
     std::string path(const std::string& name) const { return (dir / name).string(); }
+    /// The line holdfast status ends each name's lines with: where it was
+    /// read, and what runs there.
+    std::string server_line() const {
+        return "  server: 127.0.0.1:" + std::to_string(server->port()) + " (" + server_software() + ")\n";
+    }
     /// The pid a command wrote to `name` (echo $$ > name), once the line is complete.
     pid_t written_pid(const std::string& name, Cli& cli) {
         EXPECT_TRUE(eventually([&] { return read_file(path(name)).ends_with('\n'); }, 20s)) << cli.err();

@@ -343,7 +343,7 @@ TEST_F(CliUsage, TakesTheServerFromRedisUrl) {
                                      std::vector<std::string>{"REDIS_URL=" + server->url()});
     const auto result = cli->wait();
     EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "job: free\n");
+    EXPECT_EQ(result.out, "job: free\n" + server_line());
 }
 
 TEST_F(CliUsage, AnUnreachableServerExits69) {

@@ -91,7 +91,7 @@ TEST_F(CliFlags, StatusTakesSeveralNames) {
     const auto result = holdfast({"status", "a", "b"});
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_TRUE(result.out.starts_with("a: locked\n")) << result.out;
-    EXPECT_TRUE(result.out.ends_with("b: free\n")) << result.out;
+    EXPECT_TRUE(result.out.ends_with("b: free\n" + server_line())) << result.out;
 
     raw->command({"RPUSH", "q", "x"});
     const auto lines = holdfast({"status", "--json", "a", "q", "b"});
@@ -100,9 +100,15 @@ TEST_F(CliFlags, StatusTakesSeveralNames) {
     std::vector<std::string> kinds;
     for (std::string line; std::getline(in, line);) kinds.push_back(json::parse(line)["kind"]);
     EXPECT_EQ(kinds, (std::vector<std::string>{"lock", "not_a_primitive", "free"}));
+    // Each names where it was read and what runs there, as the text's last line does.
+    const json first = json::parse(lines.out.substr(0, lines.out.find('\n')));
+    EXPECT_EQ(first["server"], "127.0.0.1:" + std::to_string(server->port()));
+    EXPECT_EQ("  server: " + first["server"].get<std::string>() + " (" + first["server_version"].get<std::string>() +
+                  ")\n",
+              server_line());
     const auto text = holdfast({"status", "q", "b"});
     EXPECT_EQ(text.status, 1);
-    EXPECT_EQ(text.out, "b: free\n");
+    EXPECT_EQ(text.out, "b: free\n" + server_line());
     EXPECT_NE(text.err.find("cannot show 'q'"), std::string::npos) << text.err;
 }
 

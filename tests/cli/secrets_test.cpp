@@ -36,7 +36,7 @@ TEST_F(CliSecrets, UrlFileIsReadFromItsFirstLine) {
     std::ofstream(path("url")) << url_with_password() << "\r\nthe second line is not read\n";
     const auto result = holdfast_with({"--url-file", path("url"), "status", "job"}, {});
     EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "job: free\n");
+    EXPECT_EQ(result.out, "job: free\n" + server_line());
 
     std::ofstream(path("empty")) << "\n";
     const auto empty = holdfast_with({"--url-file", path("empty"), "status", "job"}, {});
@@ -44,6 +44,50 @@ TEST_F(CliSecrets, UrlFileIsReadFromItsFirstLine) {
     EXPECT_NE(empty.err.find("has no URL on its first line"), std::string::npos) << empty.err;
     EXPECT_EQ(holdfast_with({"--url-file", path("missing"), "status", "job"}, {}).status, 2);
     EXPECT_EQ(holdfast_with({"--url-file", path("url"), "--url", url_with_password(), "status", "job"}, {}).status, 2);
+}
+
+// A --url-file with a password that every user can read is used, with a
+// warning naming the file and the fix (ssh refuses such a key file); one only
+// its owner reads, or one without a password, says nothing.
+TEST_F(CliSecrets, AUrlFileOthersCanReadIsWarnedOf) {
+    std::ofstream(path("url")) << url_with_password() << '\n';
+    fs::permissions(path("url"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                     fs::perms::others_read);
+    const auto open = holdfast_with({"--url-file", path("url"), "status", "job"}, {});
+    EXPECT_EQ(open.status, 0) << open.err;
+    EXPECT_EQ(open.out, "job: free\n" + server_line());
+    for (const std::string& part : {"--url-file '" + path("url") + "' holds a password", std::string("(mode 0644)"),
+                                    "chmod 600 '" + path("url") + "'"})
+        EXPECT_NE(open.err.find(part), std::string::npos) << part << " missing in: " << open.err;
+    EXPECT_EQ(open.err.find("s3cret"), std::string::npos) << "the warning shows the password: " << open.err;
+
+    fs::permissions(path("url"), fs::perms::owner_read | fs::perms::owner_write);
+    const auto closed = holdfast_with({"--url-file", path("url"), "status", "job"}, {});
+    EXPECT_EQ(closed.status, 0) << closed.err;
+    EXPECT_EQ(closed.err, "");
+
+    std::ofstream(path("public")) << "redis://127.0.0.1:" << server->port() << '\n';
+    fs::permissions(path("public"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+    raw->command({"CONFIG", "SET", "requirepass", ""});
+    const auto no_password = holdfast_with({"--url-file", path("public"), "status", "job"}, {});
+    EXPECT_EQ(no_password.status, 0) << no_password.err;
+    EXPECT_EQ(no_password.err, "");
+}
+
+// A password in --url is visible in ps for the whole run: used, with a
+// warning that points to HOLDFAST_URL and --url-file (as redis-cli warns of
+// -a); given in HOLDFAST_URL, nothing is said.
+TEST_F(CliSecrets, APasswordInUrlIsWarnedOf) {
+    const auto given = holdfast_with({"--url", url_with_password(), "status", "job"}, {});
+    EXPECT_EQ(given.status, 0) << given.err;
+    EXPECT_EQ(given.out, "job: free\n" + server_line());
+    for (const std::string part : {"password in --url shows in ps", "HOLDFAST_URL", "--url-file"})
+        EXPECT_NE(given.err.find(part), std::string::npos) << part << " missing in: " << given.err;
+    EXPECT_EQ(given.err.find("s3cret"), std::string::npos) << "the warning shows the password: " << given.err;
+
+    const auto from_environment = holdfast_with({"status", "job"}, {"HOLDFAST_URL=" + url_with_password()});
+    EXPECT_EQ(from_environment.status, 0) << from_environment.err;
+    EXPECT_EQ(from_environment.err, "");
 }
 
 // --url, then --url-file, then HOLDFAST_URL, then REDIS_URL: the first given wins.

@@ -24,7 +24,7 @@ std::string timeless(const std::string& out) {
 TEST_F(CliStatus, ReportsAFreeLock) {
     const auto result = holdfast({"status", "job"});
     EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "job: free\n");
+    EXPECT_EQ(result.out, "job: free\n" + server_line());
 }
 
 TEST_F(CliStatus, ReportsHolderHoldCountAndTtl) {
@@ -36,7 +36,8 @@ TEST_F(CliStatus, ReportsHolderHoldCountAndTtl) {
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(timeless(result.out), "job: locked\n"
                                     "  ttl: D\n"
-                                    "  holder: " + client.current_owner() + " (hold count 2)\n");
+                                    "  holder: " + client.current_owner() + " (hold count 2)\n" +
+                                        timeless(server_line()));
     lock.unlock();
     lock.unlock();
 }
@@ -75,7 +76,8 @@ TEST_F(CliStatus, ShowsAFairLocksQueueWithEachWaitersDeadline) {
                                     "  fair-lock queue: 3 waiting\n"
                                     "    1. " + fair.waiter() + " (deadline in D)\n"
                                     "    2. java:1 (deadline in D)\n"
-                                    "    3. dead:1 (deadline passed D ago; dropped when it reaches the head)\n");
+                                    "    3. dead:1 (deadline passed D ago; dropped when it reaches the head)\n" +
+                                        timeless(server_line()));
 }
 
 TEST_F(CliStatus, ShowsTheLastFencingTokenHeldOrFree) {
@@ -86,10 +88,11 @@ TEST_F(CliStatus, ShowsTheLastFencingTokenHeldOrFree) {
     EXPECT_EQ(timeless(result.out), "ledger: locked\n"
                                     "  ttl: D\n"
                                     "  holder: " + client.current_owner() + " (hold count 1)\n"
-                                    "  fencing token: " + token + " (the last handed out)\n");
+                                    "  fencing token: " + token + " (the last handed out)\n" +
+                                        timeless(server_line()));
     lock.unlock();
     result = holdfast({"status", "ledger"});
-    EXPECT_EQ(result.out, "ledger: free\n  fencing token: " + token + " (the last handed out)\n");
+    EXPECT_EQ(result.out, "ledger: free\n  fencing token: " + token + " (the last handed out)\n" + server_line());
 }
 
 TEST_F(CliStatus, ShowsAReadLocksReadersAndExpiredReadLeases) {
@@ -102,7 +105,7 @@ TEST_F(CliStatus, ShowsAReadLocksReadersAndExpiredReadLeases) {
     EXPECT_EQ(timeless(result.out), "doc: locked for reading (read-write lock)\n"
                                     "  ttl: D\n"
                                     "  reader: " + client.current_owner() + " (hold count 2, 1 lease expired)\n"
-                                    "  reader: " + other + " (hold count 1)\n");
+                                    "  reader: " + other + " (hold count 1)\n" + timeless(server_line()));
 }
 
 TEST_F(CliStatus, ShowsAWriteLocksWriterAndItsDowngradedReads) {
@@ -115,7 +118,8 @@ TEST_F(CliStatus, ShowsAWriteLocksWriterAndItsDowngradedReads) {
     EXPECT_EQ(timeless(result.out), "doc: locked for writing (read-write lock)\n"
                                     "  ttl: D\n"
                                     "  writer: " + client.current_owner() + " (hold count 1)\n"
-                                    "  reader: " + client.current_owner() + " (hold count 1)\n");
+                                    "  reader: " + client.current_owner() + " (hold count 1)\n" +
+                                        timeless(server_line()));
     rw.read_lock().unlock();
     rw.write_lock().unlock();
 }
@@ -127,7 +131,7 @@ TEST_F(CliStatus, ShowsACounterAsBothSemaphoreAndLatch) {
     EXPECT_EQ(result.out, "gate: semaphore or count-down latch (Redisson stores both as one integer)\n"
                           "  ttl: none (the key never expires)\n"
                           "  semaphore: 1 permit available\n"
-                          "  count-down latch: count 1\n");
+                          "  count-down latch: count 1\n" + server_line());
 }
 
 TEST_F(CliStatus, ShowsAnExpirableSemaphoresPermitsWithExpiries) {
@@ -144,7 +148,8 @@ TEST_F(CliStatus, ShowsAnExpirableSemaphoresPermitsWithExpiries) {
                                     "    00000000000000000000000000000000 (expired D ago; returned at the next "
                                     "acquire)\n"
                                     "    fefefefefefefefefefefefefefefefe (expires in D)\n"
-                                    "    01010101010101010101010101010101 (never expires)\n");
+                                    "    01010101010101010101010101010101 (never expires)\n" +
+                                        timeless(server_line()));
 }
 
 TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
@@ -154,7 +159,7 @@ TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(timeless(result.out), "job: locked (simple lock: SET NX PX)\n"
                                     "  ttl: D\n"
-                                    "  token: q2rBnx4H0dTLXX0g6JmPyA==\n");
+                                    "  token: q2rBnx4H0dTLXX0g6JmPyA==\n" + timeless(server_line()));
     // Holdfast's own SimpleLock: its token is the owner id.
     Client client(config());
     SimpleLock lock(client, "mine");
@@ -163,7 +168,7 @@ TEST_F(CliStatus, ShowsASimpleLocksTokenAndTtl) {
     EXPECT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(timeless(result.out), "mine: locked (simple lock: SET NX PX)\n"
                                     "  ttl: D\n"
-                                    "  token: " + client.current_owner() + "\n");
+                                    "  token: " + client.current_owner() + "\n" + timeless(server_line()));
     lock.unlock();
     // Raw bytes print escaped.
     raw->command({"SET", "raw", std::string("a\x01\\b", 4), "PX", "8000"});

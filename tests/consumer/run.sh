@@ -121,11 +121,12 @@ check_installed() {
     version=$("$prefix/bin/holdfast" --version) && [[ "$version" =~ ^holdfast\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
         fail "installed holdfast --version printed '$version'"
     quiet "$prefix/bin/holdfast-check" --help
-    # The man page lists every subcommand's options.
-    man=$(find "$prefix" -name holdfast.1)
-    [ -n "$man" ] || fail "no holdfast.1 man page installed"
+    # The man pages, compressed as Debian wants them; holdfast(1) lists every subcommand's options.
+    man=$(find "$prefix" -name holdfast.1.gz)
+    [ -n "$man" ] || fail "no holdfast.1.gz man page installed"
+    [ -n "$(find "$prefix" -name holdfast-check.1.gz)" ] || fail "no holdfast-check.1.gz man page installed"
     for option in --tls-ca --lease --json --force; do
-        grep -qF -e "$option" -e "${option//-/\\-}" "$man" || fail "the man page does not mention $option"
+        zcat "$man" | grep -qF -e "$option" -e "${option//-/\\-}" || fail "the man page does not mention $option"
     done
 
     # 1. CMake: find_package(holdfast CONFIG) through CMAKE_PREFIX_PATH.
@@ -160,20 +161,46 @@ deb() {
     local listed
     listed=$(dpkg-deb -c "$main" | awk '{ print $6 }')  # the name, also of a symlink
     for want in /bin/holdfast /include/holdfast/lock.hpp /include/holdfast/version.hpp /libholdfast.so \
-                /cmake/holdfast/holdfastConfig.cmake /pkgconfig/holdfast.pc /man1/holdfast.1; do
+                /cmake/holdfast/holdfastConfig.cmake /pkgconfig/holdfast.pc /man1/holdfast.1.gz; do
         grep -qE -- "${want//./\\.}\$" <<<"$listed" || fail "$(basename "$main") has no ...$want"
     done
     if grep -q "holdfast-check" <<<"$listed"; then fail "$(basename "$main") holds holdfast-check (its own package)"; fi
-    dpkg-deb -c "$check" | grep -q "/bin/holdfast-check$" || fail "$(basename "$check") has no holdfast-check"
+    local check_listed
+    check_listed=$(dpkg-deb -c "$check" | awk '{ print $6 }')  # whole: grep -q would cut the pipe
+    grep -q "/bin/holdfast-check$" <<<"$check_listed" || fail "$(basename "$check") has no holdfast-check"
+    grep -q "/man1/holdfast-check.1.gz$" <<<"$check_listed" || fail "$(basename "$check") has no holdfast-check(1)"
     local version depends
     version=$(dpkg-deb -f "$main" Version)
     depends=$(dpkg-deb -f "$check" Depends)
     grep -qF "holdfast (= $version)" <<<"$depends" || fail "holdfast-check depends on '$depends', not holdfast (= $version)"
     dpkg-deb -f "$main" Depends | grep -q hiredis || fail "$(basename "$main") does not depend on hiredis"
+    for doc in copyright changelog.gz; do
+        grep -qxF "./usr/share/doc/holdfast/$doc" <<<"$listed" || fail "$(basename "$main") has no /usr/share/doc/holdfast/$doc"
+        grep -qxF "./usr/share/doc/holdfast-check/$doc" <<<"$check_listed" ||
+            fail "$(basename "$check") has no /usr/share/doc/holdfast-check/$doc"
+    done
+    # Debian's own checks: no error (the warnings the packages are allowed are
+    # overridden, with why, in cmake/debian/holdfast.lintian-overrides).
+    lintian --fail-on error --tag-display-limit 0 "$main" "$check" >"$work/lintian" 2>&1 ||
+        { cat "$work/lintian" >&2; fail "lintian finds errors in the .debs"; }
+    grep -E "^[EW]:" "$work/lintian" >&2 || true
     dpkg-deb -x "$main" "$root"
     dpkg-deb -x "$check" "$root"
     check_installed "$root/usr" deb ""
-    echo "consumer: $(basename "$main") and $(basename "$check") unpacked and used (find_package and pkg-config)"
+    # A Debian package of the user's that links libholdfast: dpkg-shlibdeps
+    # finds the library's dependency in the .deb's shlibs (its control files
+    # beside the unpacked tree, as in a package being built).
+    dpkg-deb -e "$main" "$root/DEBIAN"
+    local libdir shlibdeps
+    libdir=$(cd "$(dirname "$(find "$root" -name holdfast.pc)")/.." && pwd)
+    mkdir -p "$work/shlibdeps/debian" && : >"$work/shlibdeps/debian/control"
+    shlibdeps=$(cd "$work/shlibdeps" && dpkg-shlibdeps -O -l"$libdir" "$work/pkg-config-deb" 2>"$work/log") ||
+        { cat "$work/log" >&2; fail "dpkg-shlibdeps fails for a program linking the .deb's libholdfast"; }
+    local want="holdfast (>= $(dpkg-deb -f "$main" Version))"
+    grep -qF "$want" <<<"$shlibdeps" ||
+        fail "dpkg-shlibdeps gives '$shlibdeps' for a program linking libholdfast, not $want"
+    echo "consumer: $(basename "$main") and $(basename "$check") unpacked and used (find_package and pkg-config);" \
+         "lintian finds no error; dpkg-shlibdeps: $shlibdeps"
 }
 
 for kind in "${kinds[@]}"; do

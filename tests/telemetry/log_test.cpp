@@ -4,6 +4,9 @@
 // out as a warning and its restoration as info.
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -60,12 +63,52 @@ std::chrono::system_clock::time_point parse_utc(const std::string& text) {
 
 TEST(EventLogger, ALeaseLostIsAnErrorALostConnectionAWarningTheRestInfo) {
     EXPECT_EQ(level_of(Event::Kind::lease_lost), LogLevel::error);
+    EXPECT_EQ(level_of(Event::Kind::completion_threw), LogLevel::error);
     EXPECT_EQ(level_of(Event::Kind::connection_lost), LogLevel::warning);
     EXPECT_EQ(level_of(Event::Kind::renewal_failed), LogLevel::warning);
+    EXPECT_EQ(level_of(Event::Kind::release_failed), LogLevel::warning);
+    EXPECT_EQ(level_of(Event::Kind::connected), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::connection_restored), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::slow_acquire), LogLevel::info);
     EXPECT_EQ(level_of(Event::Kind::script_reloaded), LogLevel::info);
     EXPECT_EQ(to_string(LogLevel::warning), "warning");
+}
+
+// Every Event::Kind, in declaration order (to_string says "unknown" past the last).
+std::vector<Event::Kind> every_kind() {
+    std::vector<Event::Kind> kinds;
+    for (int i = 0; to_string(static_cast<Event::Kind>(i)) != "unknown"; ++i) kinds.push_back(static_cast<Event::Kind>(i));
+    return kinds;
+}
+
+// docs/operations.md lists each kind once under the level level_of() gives
+// it ("`warning` for `connection_lost`, ..."), and has a row for it in its
+// table of kinds: docs and code cannot drift apart.
+TEST(EventLogger, OperationsMdGivesEveryKindItsLevel) {
+    const std::string docs = HOLDFAST_TESTS_DIR "/../docs/operations.md";
+    std::ifstream in(docs);
+    ASSERT_TRUE(in) << docs;
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    std::map<std::string, std::vector<std::string>> listed;  // kind -> the levels it is listed under
+    for (const LogLevel level : {LogLevel::info, LogLevel::warning, LogLevel::error}) {
+        const std::string lead = "\n`" + std::string(to_string(level)) + "` for ";
+        const auto at = text.find(lead);
+        ASSERT_NE(at, std::string::npos) << docs << " has no line starting " << lead.substr(1);
+        const std::string line = text.substr(at + lead.size(), text.find('\n', at + 1) - at - lead.size());
+        static const std::regex name("`([a-z_]+)`");
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), name); it != std::sregex_iterator(); ++it)
+            listed[(*it)[1].str()].push_back(std::string(to_string(level)));
+    }
+    const auto kinds = every_kind();
+    ASSERT_GE(kinds.size(), 9u);
+    for (const Event::Kind kind : kinds) {
+        const std::string name(to_string(kind));
+        EXPECT_EQ(listed[name], std::vector<std::string>{std::string(to_string(level_of(kind)))})
+            << name << ": docs/operations.md's levels do not say what level_of() gives";
+        EXPECT_NE(text.find("| `" + name + "` |"), std::string::npos) << name << " has no row in docs/operations.md";
+        listed.erase(name);
+    }
+    for (const auto& [name, levels] : listed) ADD_FAILURE() << "docs/operations.md gives a level to `" << name << "`, no kind";
 }
 
 // One line: UTC time with milliseconds (the time of the call), the level,

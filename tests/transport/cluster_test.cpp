@@ -169,6 +169,33 @@ TEST(ClusterSeeds, NoLiveSeedFailsTheClientNamingEachSeed) {
     }
 }
 
+// A node announces an address nobody listens on (its cluster-announce-port
+// set to a closed port here; in production, usually an address for another
+// network): a command for its slots fails naming that address, what
+// happened, and where such an address comes from, as behind Sentinel.
+TEST_F(ClusterTest, ANodeAnnouncingAnAddressNobodyListensOnIsNamedWithWhereItCameFrom) {
+    const support::ClosedPort closed;
+    support::SyncRedis(cluster->port(0)).command({"CONFIG", "SET", "cluster-announce-port", std::to_string(closed.port())});
+    Config c = Config::from_uri("redis-cluster://127.0.0.1:" + std::to_string(cluster->port(0)));
+    c.timeout = 1s;
+    std::string what;
+    try {
+        // The seed answers CLUSTER SLOTS, naming itself at the closed port:
+        // the client's first command (to slot 0's node) fails.
+        Client client(c);
+        Lock lock(client, name_on(0, "far-"));
+        lock.try_lock();
+        FAIL() << "locked on a node nobody listens for";
+    } catch (const ConnectionError& e) {
+        what = e.what();
+    }
+    for (const std::string& part :
+         {"the cluster announces 127.0.0.1:" + std::to_string(closed.port()), std::string("CLUSTER SLOTS"),
+          std::string("Connection refused"), std::string("cluster-announce-ip"), std::string("Config::nat_map"),
+          std::string("is the server running and reachable?")})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " missing in: " << what;
+}
+
 TEST_F(ClusterTest, NotAClusterIsRefusedByName) {
     support::RedisServer plain;
     try {

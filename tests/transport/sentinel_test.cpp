@@ -388,6 +388,37 @@ TEST_F(SilencedSentinel, AHungSentinelDoesNotKeepTheClientOnADeposedMaster) {
         3 * (c.sentinel_scan_interval + c.timeout)));
 }
 
+// The client reaches the hung sentinel and one that did not run the
+// failover: it learns of the switch from that one, which the one that ran it
+// tells at once (a hello forced at the promotion), within the same bound.
+TEST_F(SilencedSentinel, AClientCutOffFromTheSentinelThatFailedOverFollowsAnother) {
+    Config c = follower();
+    c.servers = {c.servers[0], c.servers[2]};  // not sentinels[1], which runs the failover
+    Client client(c);
+    const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.pause(); });
+    locks_on(client, s.to);
+}
+
+// Issue 35: a client made after the switch (a restarted service, each
+// holdfast command) with its first sentinel hung: that sentinel accepts the
+// connection and says nothing. The next one is asked 500 ms later, not after
+// Config::connect_timeout (3 s, which it took before), and the client locks
+// on the new master at once.
+TEST_F(SilencedSentinel, ANewClientDoesNotWaitOutAHungFirstSentinel) {
+    Switch s;
+    {
+        Client first(follower());
+        s = fail_over_past_the_first(first, [](support::RedisServer& sentinel) { sentinel.pause(); });
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Client client(follower());
+    locks_on(client, s.to);
+    const auto took =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    RecordProperty("new_client_locked_ms", static_cast<int>(took.count()));
+    EXPECT_LT(took, client.config().connect_timeout * 2 / 3) << "waited " << took.count() << " ms for the hung sentinel";
+}
+
 TEST_F(SilencedSentinel, ADeadSentinelDoesNotKeepTheClientOnADeposedMaster) {
     Client client(follower());
     const Switch s = fail_over_past_the_first(client, [](support::RedisServer& sentinel) { sentinel.kill(); });

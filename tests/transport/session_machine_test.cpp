@@ -150,6 +150,30 @@ TEST(SessionMachine, AuthSelectTlsAndRoleEachTakeTheirTurn) {
     EXPECT_EQ(m.state(), State::ready);
 }
 
+// A connection for commands tells the first time it is ready (the
+// connected event), not again after a loss (that is connection_restored).
+// The rights probe's answer also says what runs there: {1 or 0, name, version}.
+TEST(SessionMachine, AConnectionForCommandsTellsItsFirstReadyOnce) {
+    Machine::Options o = plain();
+    o.probes_rights = o.tells_connected = true;
+    Machine m(o);
+    to_handshake(m);
+    m.replied(m.generation(), Step::ping, status("PONG"));
+    Reply probe;
+    probe.type = Reply::Type::array;
+    probe.elements = {integer(0), status("valkey"), status("8.0.1")};
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, probe)),
+              (K{Kind::tell_connected, Kind::become_ready}));
+    m.lost(m.generation(), "closed");
+    m.retry_timer_fired();
+    m.connected(m.generation());
+    m.replied(m.generation(), Step::ping, status("PONG"));
+    probe.elements[0] = integer(1);  // yes: the rights are asked before ready
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights_probe, probe)), (K{Kind::send_rights}));
+    EXPECT_EQ(kinds(m.replied(m.generation(), Step::rights, error_reply("NOPERM"))),
+              (K{Kind::tell_restored, Kind::become_ready}));
+}
+
 TEST(SessionMachine, WithoutTlsTheHandshakeFollowsTheConnect) {
     Machine::Options o = plain();
     o.asks_role = true;
@@ -277,6 +301,28 @@ TEST(SessionMachine, BehindSentinelsAnUnreachableMasterIsNamedWithWhereTheAddres
     EXPECT_EQ(m.why().rfind("the sentinels give 10.0.0.9:6379 for it: cannot connect: Connection refused; ", 0), 0u)
         << m.why();
     EXPECT_NE(m.why().find("Config::nat_map"), std::string::npos) << m.why();
+}
+
+TEST(SessionMachine, AnUnreachableClusterNodeIsNamedWithWhereTheAddressCameFrom) {
+    Machine::Options o = plain();
+    o.cluster_announced = true;
+    Machine m(o);
+    m.start();
+    m.connect_failed(m.generation(), "cannot connect: Connection refused");
+    EXPECT_EQ(m.why().rfind("the cluster announces 127.0.0.1:7000 for this node (CLUSTER SLOTS, or a MOVED/ASK "
+                            "redirect): cannot connect: Connection refused; ",
+                            0),
+              0u)
+        << m.why();
+    EXPECT_NE(m.why().find("Config::nat_map"), std::string::npos) << m.why();
+    // A timeout too; an address the user gave is named as it is.
+    m.retry_timer_fired();
+    m.connect_timer_fired(m.generation());
+    EXPECT_EQ(m.why().rfind("the cluster announces 127.0.0.1:7000 for this node", 0), 0u) << m.why();
+    Machine given(plain());
+    given.start();
+    given.connect_failed(given.generation(), "cannot connect: Connection refused");
+    EXPECT_EQ(given.why(), "cannot connect: Connection refused");
 }
 
 TEST(SessionMachine, TheBackoffDoublesUpToItsCapAndStartsOverOnceReady) {

@@ -1,6 +1,9 @@
 // The client configuration the global options describe: where the URL comes
 // from (--url, --url-file, HOLDFAST_URL, REDIS_URL), TLS, timeouts, -v.
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -33,6 +36,25 @@ std::string url_of(const GlobalOptions& options) {
     return "redis://127.0.0.1:6379";
 }
 
+// A password where others can read it: said on stderr, as redis-cli warns of
+// -a and ssh of a key file others can read (ssh refuses it; holdfast goes on).
+void warn_of_exposed_password(const GlobalOptions& options, const Config& config) {
+    if (config.password.empty() && config.sentinel_password.empty()) return;
+    if (options.url) {
+        warn("warning: the password in --url shows in ps to every user of this machine for as long as holdfast "
+             "runs; give the URL in HOLDFAST_URL or in a file only you can read (--url-file)");
+        return;
+    }
+    struct stat file {};
+    if (options.url_file.empty() || ::stat(options.url_file.c_str(), &file) != 0 || (file.st_mode & S_IROTH) == 0)
+        return;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(file.st_mode & 07777));
+    warn("warning: --url-file " + detail::quoted(options.url_file) + " holds a password and every user of this "
+         "machine can read it (mode " + mode + "); make it readable by its owner only: chmod 600 " +
+         detail::quoted(options.url_file));
+}
+
 }  // namespace
 
 Config make_config(const GlobalOptions& options) {
@@ -42,6 +64,7 @@ Config make_config(const GlobalOptions& options) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(describe(e));
     }
+    warn_of_exposed_password(options, config);
     if (options.watchdog_timeout) config.lock_watchdog_timeout = *options.watchdog_timeout;
     if (options.fair_lock_wait_timeout) config.fair_lock_wait_timeout = *options.fair_lock_wait_timeout;
     if (options.timeout) config.connect_timeout = config.timeout = *options.timeout;

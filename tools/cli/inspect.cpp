@@ -124,6 +124,10 @@ void print_state(const LockState& state, LockState::TimePoint now) {
     }
     if (state.kind == Kind::permit_expirable_semaphore) print_permits(state, now);
     if (state.kind == Kind::simple_lock) std::cout << "  token: " << printable(state.token) << '\n';
+    // What it was read on: an operator sees which server (and version) answers for the name.
+    std::cout << "  server: " << state.server;
+    if (!state.server_version.empty()) std::cout << " (" << state.server_version << ')';
+    std::cout << '\n';
 }
 
 }  // namespace

@@ -132,11 +132,12 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
                        "[?sentinel_password=P&sentinel_username=U]#MASTER (user:password: the master's) or "
                        "redis-cluster://[user:password@]host:port[,host:port...]; rediss://, rediss-sentinel:// "
                        "and rediss-cluster:// for TLS. Default: $HOLDFAST_URL, else $REDIS_URL, else "
-                       "redis://127.0.0.1:6379. A password here shows in ps: use HOLDFAST_URL or --url-file. "
-                       "--url redis://redis.internal:6379/2")
+                       "redis://127.0.0.1:6379. A password here shows in ps (holdfast warns of it): use "
+                       "HOLDFAST_URL or --url-file. --url redis://redis.internal:6379/2")
                    ->type_name("URL");
     add_file(app, "--url-file", global.url_file,
-             "Read the URL from the first line of FILE, keeping its password off the command line: "
+             "Read the URL from the first line of FILE, keeping its password off the command line (chmod 600 "
+             "it: holdfast warns of a password others can read): "
              "--url-file /etc/holdfast/url")
         ->excludes(url);
     add_duration(app, "--timeout", global.timeout,
@@ -153,8 +154,8 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
                    "connected to: --tls-server-name redis.internal")
         ->type_name("NAME");
     app.add_flag("-v,--verbose", global.verbose,
-                 "Log the client's events to stderr: connections lost and restored, failed renewals, lost "
-                 "leases, slow acquires, reloaded scripts: -v");
+                 "Log the client's events to stderr: servers connected to (and what runs there), connections lost "
+                 "and restored, failed renewals, lost leases, slow acquires, reloaded scripts: -v");
     add_duration(app, "--watchdog-timeout", global.watchdog_timeout,
                  "Lease of a lock (or permit) taken without --lease, renewed every third of it [30s]: "
                  "--watchdog-timeout 10s",

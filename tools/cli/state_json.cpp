@@ -68,6 +68,8 @@ json to_json(const LockState& state) {
         {"permits", std::move(permits)},
         {"token", state.kind == Kind::simple_lock ? json(state.token) : json(nullptr)},
         {"description", state.description.empty() ? json(nullptr) : json(state.description)},
+        {"server", state.server},
+        {"server_version", state.server_version.empty() ? json(nullptr) : json(state.server_version)},
     };
 }
 
