@@ -1,3 +1,22 @@
+# Sets `out` to `body` (the text of a file in `dir`) with each line
+# `-- include: <file>` replaced by that file, named from `dir`, itself
+# expanded the same way from its own folder: a fragment several scripts share
+# (src/fair_lock/dead_heads.lua.part, ../lock/partial_release.lua.part), or a
+# whole script another one runs behind a check of its own
+# (src/non_reentrant_lock/acquire.lua includes ../lock/acquire.lua).
+function(holdfast_expand_includes body dir out)
+  string(REGEX MATCHALL "-- include: [^\n]+\n" includes "${body}")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "-- include: ([^\n]+)\n" "\\1" part "${line}")
+    file(READ ${dir}/${part} fragment)
+    get_filename_component(part_dir ${dir}/${part} DIRECTORY)
+    holdfast_expand_includes("${fragment}" ${part_dir} fragment)
+    string(REPLACE "${line}" "${fragment}" body "${body}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${part})
+  endforeach()
+  set(${out} "${body}" PARENT_SCOPE)
+endfunction()
+
 # holdfast_embed_scripts(<lua files> <output dir> <namespace>)
 # Writes holdfast_scripts.hpp/.cpp in holdfast::<namespace> (a program's own
 # scripts must not clash with the library's): one `Script` per file, named <folder>_<file>
@@ -17,16 +36,7 @@ function(holdfast_embed_scripts files outdir namespace)
     get_filename_component(folder ${dir} NAME)
     set(name "${folder}_${stem}")
     file(READ ${file} body)
-    # A line `-- include: <file>` is replaced by that file, named from the
-    # script's folder: a fragment several scripts share (src/fair_lock/dead_heads.lua.part,
-    # ../lock/partial_release.lua.part). Fragments include nothing themselves.
-    string(REGEX MATCHALL "-- include: [^\n]+\n" includes "${body}")
-    foreach(line IN LISTS includes)
-      string(REGEX REPLACE "-- include: ([^\n]+)\n" "\\1" part "${line}")
-      file(READ ${dir}/${part} fragment)
-      string(REPLACE "${line}" "${fragment}" body "${body}")
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${part})
-    endforeach()
+    holdfast_expand_includes("${body}" ${dir} body)
     # A script checking the release's rights (primitive/release_rights.lua.part)
     # has a trusted twin without those checks, for a user allowed everything.
     # The twin still checks each call it makes after its first write or

@@ -31,6 +31,7 @@
 #include "holdfast/fenced_lock.hpp"
 #include "holdfast/lock.hpp"
 #include "holdfast/lock_group.hpp"
+#include "holdfast/multi_value_lock.hpp"
 #include "holdfast/permit_expirable_semaphore.hpp"
 #include "holdfast/semaphore.hpp"
 
@@ -201,10 +202,12 @@ auto releasing(Token&& token, Start start) {
 
 // ---- Lock and LockGroup ----
 
-/// Lock (and FairLock, SpinLock, FencedLock, the read-write lock's sides) and
-/// LockGroup (MultiLock, RedLock): what the lock adapters accept.
+/// Lock (and FairLock, SpinLock, FencedLock, the non-reentrant locks, the
+/// read-write lock's sides), LockGroup (MultiLock, RedLock) and
+/// MultiValueLock: what the lock adapters accept.
 template <class L>
-concept AsyncLockable = std::derived_from<L, Lock> || std::derived_from<L, LockGroup>;
+concept AsyncLockable =
+    std::derived_from<L, Lock> || std::derived_from<L, LockGroup> || std::derived_from<L, MultiValueLock>;
 
 /// Waits as long as it takes for `lock`, for `owner` (Client::new_owner());
 /// renewed by the watchdog. Completion: void(std::exception_ptr, bool taken),

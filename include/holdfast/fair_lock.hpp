@@ -40,6 +40,10 @@ public:
 
     Duration dead_waiter_timeout() const { return dead_waiter_timeout_; }
 
+protected:
+    /// The non-reentrant fair lock: this class with another kind.
+    FairLock(Client& client, std::string name, Duration dead_waiter_timeout, const detail::LockKind& kind);
+
 private:
     Duration dead_waiter_timeout_;
 };

@@ -12,6 +12,8 @@
 #include "holdfast/lock_group.hpp"
 #include "holdfast/log.hpp"
 #include "holdfast/multi_lock.hpp"
+#include "holdfast/multi_value_lock.hpp"
+#include "holdfast/non_reentrant_lock.hpp"
 #include "holdfast/permit_expirable_semaphore.hpp"
 #include "holdfast/read_write_lock.hpp"
 #include "holdfast/red_lock.hpp"

@@ -33,6 +33,10 @@ struct HOLDFAST_EXPORT LockState {
         lock,
         /// A hash with a `mode` field: ReadWriteLock.
         read_write_lock,
+        /// A hash of values held by owners (`<field>` -> owner, with
+        /// `<field>:<owner>:expire_time` and `:lock_count`): a group of
+        /// MultiValueLock (Redisson's getMultiLock(group, values)).
+        multi_value_lock,
         /// A string holding an integer: a Semaphore's free permits or a
         /// CountDownLatch's count (stored alike).
         counter,
@@ -69,6 +73,18 @@ struct HOLDFAST_EXPORT LockState {
         std::optional<TimePoint> deadline;
     };
 
+    /// One value held in a group (multi_value_lock). The value itself is not
+    /// stored, only its field: MultiValueLock::field_of(value) names it.
+    struct HeldValue {
+        std::string field;
+        std::string owner;
+        std::int64_t hold_count = 0;
+        /// When the owner's hold of it ends unless renewed (the acquiring
+        /// client's clock, holdfast's: the server's); nullopt when the hash
+        /// has no expire time for it. A time past means the value is free.
+        std::optional<TimePoint> expires;
+    };
+
     /// One permit taken from a permit-expirable semaphore.
     struct Permit {
         /// The permit id in lowercase hex (32 digits for Redisson's 16 bytes),
@@ -93,6 +109,8 @@ struct HOLDFAST_EXPORT LockState {
     std::vector<Holder> holders;
     /// read_write_lock: "read" or "write".
     std::string mode;
+    /// multi_value_lock: the values held, in hash order (no holders above).
+    std::vector<HeldValue> values;
     /// free, lock: the fair-lock queue, head first. Waiters stay queued while
     /// the lock is free only for the moment between a release and their retry,
     /// or when dead waiters' deadlines have passed and no acquire has run since.

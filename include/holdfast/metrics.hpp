@@ -24,7 +24,8 @@ struct HOLDFAST_EXPORT DurationHistogram {
 
 /// Per kind of primitive ("lock", "fair_lock", "spin_lock", "fenced_lock",
 /// "read_lock", "write_lock", "simple_lock", "semaphore",
-/// "permit_expirable_semaphore", "count_down_latch").
+/// "permit_expirable_semaphore", "count_down_latch", "non_reentrant_lock",
+/// "non_reentrant_fair_lock", "multi_value_lock").
 struct HOLDFAST_EXPORT PrimitiveMetrics {
     /// Acquire calls (lock, try_lock, acquire, await ...) by outcome: got it;
     /// gave up (a try refused, a wait timed out or stopped); failed (an error).

@@ -4,10 +4,12 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "core/client_core.hpp"
+#include "fair_lock/kind.hpp"
 #include "holdfast_scripts.hpp"
-#include "lock/kind.hpp"
+#include "non_reentrant_lock/reentry.hpp"
 #include "primitive/names.hpp"
 
 namespace holdfast {
@@ -32,12 +34,16 @@ struct FairNames {
     const std::string queue, deadlines, liveness, channel;
 };
 
+// `reentrant` false: the non-reentrant fair lock, whose acquire refuses a
+// second hold (non_reentrant_lock/fair_acquire.lua).
 class FairLockKind final : public detail::LockKind {
 public:
-    explicit FairLockKind(Lock::Duration dead_waiter_timeout)
-        : timeout_ms_(std::to_string(dead_waiter_timeout.count())), timeout_(dead_waiter_timeout) {}
+    FairLockKind(Lock::Duration dead_waiter_timeout, bool reentrant)
+        : timeout_ms_(std::to_string(dead_waiter_timeout.count())), timeout_(dead_waiter_timeout),
+          reentrant_(reentrant) {}
 
-    std::string_view noun() const override { return "fair lock"; }
+    std::string_view noun() const override { return reentrant_ ? "fair lock" : "non-reentrant fair lock"; }
+    bool reentrant() const override { return reentrant_; }
     std::vector<std::string> keys(const std::string& name) const override {
         const FairNames n(name);
         return {n.hash, n.queue, n.deadlines, n.liveness};
@@ -52,12 +58,14 @@ public:
         // Retries at least every quarter timeout: each retry is its sign of life.
         const long long refresh = std::max<long long>(1, timeout_.count() / 4);
         request.attempt = [&core, lease_ms = std::to_string(lease.count()), timeout_ms = timeout_ms_,
-                           mode = try_once ? "try" : "wait", refresh, budget_ms](const detail::HoldId& hold,
-                                                                                  auto report) {
+                           mode = try_once ? "try" : "wait", refresh, budget_ms,
+                           script = reentrant_ ? &scripts::fair_lock_acquire
+                                               : &scripts::non_reentrant_lock_fair_acquire](
+                              const detail::HoldId& hold, auto report) {
             const std::string& name = hold.key;
             const std::string& owner = hold.owner;
             const FairNames n(name);
-            detail::attempt_script(core.transport, scripts::fair_lock_acquire,
+            detail::attempt_script(core.transport, *script,
                                    {n.hash, n.queue, n.deadlines, n.liveness},
                                    {lease_ms, owner, budget_ms, epoch_ms(), mode,
                                     core.transport.publish_command(name, n.channel), timeout_ms, n.channel},
@@ -67,6 +75,7 @@ public:
                                        report(std::move(attempt));
                                    });
         };
+        if (!reentrant_) detail::report_reentry_as_deadlock(core, request);
         if (!try_once)
             request.give_up = [&core, budget_ms](const detail::HoldId& hold, std::function<void()> done) {
                 const std::string& name = hold.key;
@@ -103,25 +112,33 @@ public:
 private:
     std::string timeout_ms_;
     Lock::Duration timeout_;
+    bool reentrant_;
 };
 
+}  // namespace
+
+namespace detail {
+
 // Kinds live as long as the program: a lock's pending operations may outlive
-// the FairLock object. One per distinct timeout.
-const detail::LockKind& kind_for(Lock::Duration dead_waiter_timeout) {
+// the FairLock object. One per distinct timeout and reentrancy.
+const LockKind& fair_lock_kind(Lock::Duration dead_waiter_timeout, bool reentrant) {
     if (dead_waiter_timeout <= Lock::Duration::zero())
         throw std::invalid_argument("holdfast: a fair lock's dead-waiter timeout must be > 0 ms, got " +
                                     std::to_string(dead_waiter_timeout.count()) + " ms");
     static std::mutex mutex;
-    static std::map<Lock::Duration::rep, std::unique_ptr<FairLockKind>> kinds;
+    static std::map<std::pair<Lock::Duration::rep, bool>, std::unique_ptr<FairLockKind>> kinds;
     std::lock_guard guard(mutex);
-    auto& kind = kinds[dead_waiter_timeout.count()];
-    if (!kind) kind = std::make_unique<FairLockKind>(dead_waiter_timeout);
+    auto& kind = kinds[{dead_waiter_timeout.count(), reentrant}];
+    if (!kind) kind = std::make_unique<FairLockKind>(dead_waiter_timeout, reentrant);
     return *kind;
 }
 
-}  // namespace
+}  // namespace detail
 
 FairLock::FairLock(Client& client, std::string name, Duration dead_waiter_timeout)
-    : Lock(client, std::move(name), kind_for(dead_waiter_timeout)), dead_waiter_timeout_(dead_waiter_timeout) {}
+    : FairLock(client, std::move(name), dead_waiter_timeout, detail::fair_lock_kind(dead_waiter_timeout)) {}
+
+FairLock::FairLock(Client& client, std::string name, Duration dead_waiter_timeout, const detail::LockKind& kind)
+    : Lock(client, std::move(name), kind), dead_waiter_timeout_(dead_waiter_timeout) {}
 
 }  // namespace holdfast

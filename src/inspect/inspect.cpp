@@ -13,6 +13,7 @@
 #include "holdfast/errors.hpp"
 #include "inspect/glob.hpp"
 #include "lock/layout.hpp"
+#include "multi_value_lock/layout.hpp"
 #include "primitive/call.hpp"
 #include "primitive/count.hpp"
 #include "primitive/names.hpp"
@@ -46,9 +47,18 @@ std::string not_a_hold_count(const std::string& field, const std::string& value)
     return "a hash with field '" + field + "' = '" + value + "' (not a hold count)";
 }
 
-/// HGETALL of a hash: a read-write lock if it has a mode (its writer listed
-/// first), else a reentrant lock.
+/// HGETALL of a hash: a group of values if laid out as one, a read-write
+/// lock if it has a mode (its writer listed first), else a reentrant lock.
 void decode_hash(const std::vector<Reply>& hgetall, LockState& state) {
+    if (auto values = detail::group_values(hgetall)) {
+        state.kind = Kind::multi_value_lock;
+        for (auto& held : *values)
+            state.values.push_back({std::move(held.field), std::move(held.owner), held.hold_count,
+                                    held.expires_ms ? std::optional(LockState::TimePoint(std::chrono::milliseconds(
+                                                                        *held.expires_ms)))
+                                                    : std::nullopt});
+        return;
+    }
     const bool read_write = detail::has_mode(hgetall);
     state.kind = read_write ? Kind::read_write_lock : Kind::lock;
     for (detail::LockField& field : detail::lock_fields(hgetall, read_write)) {

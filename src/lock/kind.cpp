@@ -140,10 +140,11 @@ AcquireRequest ReentrantLockKind::acquire(ClientCore& core, const std::string& n
     // the subscription and an attempt that does), so the common path, taken
     // at once, carries no id to unlist. Attempts run one after another.
     request.attempt = [&core, lease_ms = std::to_string(lease.count()), announces = announces_,
+                       script = acquire_script_ ? acquire_script_ : &scripts::lock_acquire,
                        waiter = request.waiter_id, tried = false](const HoldId& hold, auto report) mutable {
         const LockNames n(core, hold.key, announces);
         // The channel and publish command: the release's rights, checked first.
-        attempt_script(core.transport, scripts::lock_acquire, {n.name()},
+        attempt_script(core.transport, *script, {n.name()},
                        {lease_ms, hold.owner, n.channel(),
                         announces ? core.transport.publish_command(n.name(), n.channel()) : "",
                         WaiterText(std::exchange(tried, true) ? waiter : 0).view(), n.waiters(), n.handoff(),

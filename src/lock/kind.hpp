@@ -101,8 +101,11 @@ public:
     /// `announces`: publishes on the lock channel (the spin lock does not).
     /// `lists_waiters`: its waiters are listed for targeted wake-ups (a kind
     /// with an acquire script of its own, which lists none, says false).
-    explicit ReentrantLockKind(bool announces = true, bool lists_waiters = true)
-        : announces_(announces), lists_waiters_(announces && lists_waiters) {}
+    /// `acquire_script`: one taking lock/acquire.lua's keys and arguments
+    /// (the non-reentrant lock's, which refuses a second hold); null: that one.
+    explicit ReentrantLockKind(bool announces = true, bool lists_waiters = true,
+                               const Script* acquire_script = nullptr)
+        : announces_(announces), lists_waiters_(announces && lists_waiters), acquire_script_(acquire_script) {}
 
     std::string_view noun() const override { return "lock"; }
     AcquireRequest acquire(ClientCore& core, const std::string& name, const std::string& owner,
@@ -115,6 +118,7 @@ public:
 private:
     bool announces_;
     bool lists_waiters_;
+    const Script* acquire_script_;
 };
 
 /// The RLock's kind.

@@ -48,9 +48,10 @@ namespace holdfast::detail {
 namespace {
 
 // Kinds as the primitives name themselves (Telemetry::label() makes the metric names).
-constexpr std::array<std::string_view, 10> known_kinds{
+constexpr std::array<std::string_view, 13> known_kinds{
     "lock",        "fair lock",  "spin lock", "fenced lock", "read lock", "write lock", "simple lock",
-    "semaphore", "permit-expirable semaphore", "count-down latch"};
+    "semaphore", "permit-expirable semaphore", "count-down latch", "non-reentrant lock",
+    "non-reentrant fair lock", "multi-value lock"};
 
 char label_char(char c) { return c == ' ' || c == '-' ? '_' : c; }
 

@@ -58,7 +58,7 @@ private:
         std::atomic<std::uint64_t> renewals{0}, renewal_failures{0}, leases_lost{0}, release_failures{0};
         std::atomic<bool> used{false};
     };
-    static constexpr std::size_t kinds = 10;
+    static constexpr std::size_t kinds = 13;
     /// The counters of a kind; nullptr when not counting or the kind is unknown.
     Counters* of(std::string_view noun) const;
 

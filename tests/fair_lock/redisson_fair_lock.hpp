@@ -29,6 +29,13 @@ public:
                REDIS_REPLY_NIL;
     }
 
+    /// RedissonNonReentrantFairLock's acquire attempt: its reply as it comes
+    /// (nil taken, an integer waiting, the error NON_REENTRANT_REACQUIRE for
+    /// its holder's second acquire).
+    support::ReplyPtr acquire_once(const std::string& owner, long long lease_ms = 120000) {
+        return command("acquire", owner, {std::to_string(lease_ms), std::to_string(wait_timeout_ms_), "once"});
+    }
+
     /// RFairLock's unlock: -1 (nil: not the owner), 0 (still held) or 1.
     long long release(const std::string& owner) {
         auto reply = run("release", owner, {"30000"});
@@ -39,14 +46,18 @@ public:
     std::string channel(const std::string& owner) const { return keys_[3] + ':' + owner; }
 
 private:
-    support::ReplyPtr run(const std::string& operation, const std::string& owner, std::vector<std::string> more) {
+    support::ReplyPtr command(const std::string& operation, const std::string& owner, std::vector<std::string> more) {
         const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
         std::vector<std::string> args{"EVAL", script(), "4"};
         args.insert(args.end(), keys_.begin(), keys_.end());
         args.insert(args.end(), {operation, owner, std::to_string(now)});
         args.insert(args.end(), more.begin(), more.end());
-        auto reply = raw_.command(args);
+        return raw_.command(args);
+    }
+
+    support::ReplyPtr run(const std::string& operation, const std::string& owner, std::vector<std::string> more) {
+        auto reply = command(operation, owner, std::move(more));
         if (reply->type == REDIS_REPLY_ERROR)
             throw std::runtime_error("redisson_fair_lock.lua " + operation + ": " + reply->str);
         return reply;

@@ -3,7 +3,9 @@
 -- in a holdfast queue. KEYS[1] lock hash, KEYS[2] queue, KEYS[3] deadlines,
 -- KEYS[4] channel prefix. ARGV[1] the operation, ARGV[2] owner, ARGV[3] now
 -- (epoch ms), then per operation:
---   acquire  ARGV[4] lease ms, ARGV[5] wait budget ms: nil when taken, else ms to wait
+--   acquire  ARGV[4] lease ms, ARGV[5] wait budget ms: nil when taken, else ms to wait;
+--            with ARGV[6] 'once', RedissonNonReentrantFairLock's: its holder's second
+--            acquire is the error NON_REENTRANT_REACQUIRE ("Non-reentrant fair lock")
 --   release  ARGV[4] lease ms to reset a still-held lock to: nil, 0 or 1
 --   give_up  ARGV[4] wait budget ms
 local owner, now = ARGV[2], tonumber(ARGV[3])
@@ -40,6 +42,9 @@ if ARGV[1] == 'acquire' then
         return nil
     end
     if redis.call('hexists', KEYS[1], owner) == 1 then
+        if ARGV[6] == 'once' then
+            return redis.error_reply('NON_REENTRANT_REACQUIRE')
+        end
         redis.call('hincrby', KEYS[1], owner, 1)
         redis.call('pexpire', KEYS[1], ARGV[4])
         return nil

@@ -109,7 +109,7 @@ TEST_F(Handoffs, APromiseHoldsOffHoldfastCallersOnlyUntilItEnds) {
     Client client(config());
     Lock lock(client, "door");
     EXPECT_FALSE(lock.try_lock());
-    EXPECT_EQ(raw->command({"EVAL", redisson_acquire, "1", "door", "30000", java_owner})->type, REDIS_REPLY_NIL);
+    EXPECT_EQ(RedissonLockPeer(*raw, "door").lock()->type, REDIS_REPLY_NIL);
     raw->command({"DEL", "door"});
     raw->command({"PEXPIRE", promise, "300"});
     EXPECT_TRUE(lock.try_lock_for(10s));
@@ -191,11 +191,9 @@ TEST_F(Handoffs, AWaiterThatStopsPassesItsPromiseOn) {
 
 // A Redisson peer's release publishes a bare `0`: a listed waiter wakes on it.
 TEST_F(Handoffs, ARedissonReleaseWakesAListedWaiter) {
-    ASSERT_EQ(raw->command({"EVAL", redisson_acquire, "1", "door", "30000", java_owner})->type, REDIS_REPLY_NIL);
+    ASSERT_EQ(RedissonLockPeer(*raw, "door").lock()->type, REDIS_REPLY_NIL);
     auto all = waiting(1);
-    raw->command({"EVAL", redisson_release, "3", "door", channel,
-                  "redisson_unlock_latch:{door}:0123456789abcdef0123456789abcdef", "0", "30000", java_owner, "publish",
-                  "13000"});
+    ASSERT_EQ(RedissonLockPeer(*raw, "door").unlock()->integer, 1);
     ASSERT_EQ(all[0]->taken.wait_for(10s), std::future_status::ready);
     EXPECT_TRUE(all[0]->taken.get());
     EXPECT_EQ(listed(), 0);

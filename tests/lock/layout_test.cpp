@@ -1,5 +1,5 @@
 // The raw keys, fields, TTLs and channel are Redisson's, and a Redisson peer
-// (its own scripts, run here verbatim as Redisson 3.x sends them) shares the lock.
+// (tests/lock/redisson_lock.lua, written from docs/redisson-layout.md) shares the lock.
 #include <future>
 
 #include "redis_fixture.hpp"
@@ -8,17 +8,10 @@
 namespace holdfast::testing {
 namespace {
 
-
 class Layout : public RedisTest {
 protected:
-    support::ReplyPtr java_lock(const std::string& name) {
-        return raw->command({"EVAL", redisson_acquire, "1", name, "30000", java_owner});
-    }
-    support::ReplyPtr java_unlock(const std::string& name, const std::string& channel) {
-        return raw->command({"EVAL", redisson_release, "3", name, channel,
-                             "redisson_unlock_latch:{" + name + "}:0123456789abcdef0123456789abcdef", "0", "30000",
-                             java_owner, "publish", "13000"});
-    }
+    support::ReplyPtr java_lock(const std::string& name) { return RedissonLockPeer(*raw, name).lock(); }
+    support::ReplyPtr java_unlock(const std::string& name) { return RedissonLockPeer(*raw, name).unlock(); }
 };
 
 TEST_F(Layout, HashFieldTtlAndChannelAreRedissons) {
@@ -80,7 +73,7 @@ TEST_F(Layout, RedissonPeerExcludesAndWakesHoldfast) {
         auto r = raw->command({"PUBSUB", "NUMSUB", "redisson_lock__channel:{shared}"});
         return r->element[1]->integer == 1;
     }));
-    auto reply = java_unlock("shared", "redisson_lock__channel:{shared}");
+    auto reply = java_unlock("shared");
     ASSERT_EQ(reply->type, REDIS_REPLY_INTEGER);
     EXPECT_EQ(reply->integer, 1);
     ASSERT_EQ(waiter.wait_for(std::chrono::seconds(5)), std::future_status::ready);
@@ -96,7 +89,7 @@ TEST_F(Layout, HoldfastExcludesRedissonPeer) {
     ASSERT_EQ(refused->type, REDIS_REPLY_INTEGER);  // the PTTL, as Redisson expects
     EXPECT_GT(refused->integer, 0);
     // The peer's unlock is refused (nil: IllegalMonitorStateException in Java).
-    EXPECT_EQ(java_unlock("shared", "redisson_lock__channel:{shared}")->type, REDIS_REPLY_NIL);
+    EXPECT_EQ(java_unlock("shared")->type, REDIS_REPLY_NIL);
     lock.unlock();
     lock.unlock();
     EXPECT_EQ(java_lock("shared")->type, REDIS_REPLY_NIL);

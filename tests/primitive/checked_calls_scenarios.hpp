@@ -69,6 +69,19 @@ inline std::map<std::string, std::vector<Scenario>> scenarios() {
     const Setup downgraded{{"HSET", "doc", "mode", "write", "o1:write", "1", "o1", "1"}, {"PEXPIRE", "doc", "30000"},
                            {"SET", hold1, "1", "PX", "30000"}};
 
+    // The multi-value lock's group 'grp' (multi_value_lock/*.lua): values fa and fb, held as `<fa><fb>:o1`.
+    const std::string fa(22, 'A'), fb(22, 'B'), set = fa + fb + ":o1";
+    const auto group_held = [&](const std::string& who, const std::string& count, long long ends, long long ttl) {
+        Setup setup;
+        for (const std::string& f : {fa, fb})
+            setup.push_back({"HSET", "grp", f, who, f + ":" + who + ":expire_time", at(ends), f + ":" + who + ":lock_count",
+                             count});
+        setup.push_back({"PEXPIRE", "grp", std::to_string(ttl)});
+        return setup;
+    };
+    const std::vector<std::string> group_take{"30000", set, "publish", "ch:{grp}"};
+    const std::vector<std::string> group_release{"1", "30000", set, "publish", "ch:{grp}"};
+
     // The permit-expirable semaphore 'pool' and its held ids.
     const std::vector<std::string> pool{"pool", "{pool}:timeout"};
     const std::string never = "99999999999999";
@@ -191,6 +204,37 @@ inline std::map<std::string, std::vector<Scenario>> scenarios() {
         {"simple_lock_renew",
          {{"two held", {{"SET", "s1", "tok", "PX", "1000"}, {"SET", "s2", "tok", "PX", "1000"}}, {"s1", "s2"},
            {"30000", "tok", "tok"}, false, true}}},
+        {"non_reentrant_lock_acquire",
+         {{"free", {}, {"job"}, acquire("")},
+          {"held by another: a listed waiter", held_by_other, {"job"}, acquire("7"), true},
+          {"free, promised to this waiter", {{"SET", p, "5", "PX", "5000"}, {"ZADD", w, "1", "5"}}, {"job"}, acquire("5")}}},
+        {"non_reentrant_lock_fair_acquire",
+         {{"free, no queue", {}, fair, fair_acquire("wait")},
+          {"free, a dead head, this owner next", plus(queued("d", -1), queued("o1", 5000)), fair, fair_acquire("wait")},
+          {"held: joins the queue", fair_held_by_other, fair, fair_acquire("wait"), true}}},
+        {"multi_value_lock_acquire",
+         {{"free", {}, {"grp"}, group_take},
+          {"re-entered, the hash's TTL raised", group_held("o1", "1", 20000, 1000), {"grp"}, group_take},
+          {"a hold that ended taken over", group_held("o2", "1", -1000, 30000), {"grp"}, group_take},
+          {"held by another", group_held("o2", "1", 20000, 30000), {"grp"}, group_take, true, false, true}}},
+        {"multi_value_lock_release",
+         {{"last hold", group_held("o1", "1", 20000, 30000), {"grp"}, group_release},
+          {"one of two holds, its leases raised", group_held("o1", "2", 20000, 1000), {"grp"}, group_release},
+          {"a value lost, the other given back",
+           {{"HSET", "grp", fa, "o1", fa + ":o1:expire_time", at(20000), fa + ":o1:lock_count", "1"},
+            {"PEXPIRE", "grp", "30000"}},
+           {"grp"}, group_release}}},
+        {"multi_value_lock_renew",
+         {{"two groups held",
+           plus(group_held("o1", "1", 20000, 1000),
+                {{"HSET", "grp2", fa, "o1", fa + ":o1:expire_time", at(20000), fa + ":o1:lock_count", "1", fb, "o1",
+                  fb + ":o1:expire_time", at(20000), fb + ":o1:lock_count", "1"},
+                 {"PEXPIRE", "grp2", "1000"}}),
+           {"grp", "grp2"}, {"30000", set, set}, false, true}}},
+        {"multi_value_lock_force_unlock",
+         {{"held", group_held("o2", "1", 20000, 30000), {"grp"}, {"1", "publish", "ch:{grp}", fa + fb + ":"}}}},
+        {"multi_value_lock_query",
+         {{"held", group_held("o1", "2", 20000, 30000), {"grp"}, {set}, false, false, true}}},
         {"fenced_lock_acquire",
          {{"free", {}, {"fenced", "redisson_lock_token:{fenced}"}, {"30000", "o1", "ch:{fenced}", "publish"}, true},
           {"re-entered, the counter ahead of the clock",

@@ -1,167 +1,23 @@
 // The raw keys, fields, TTLs and channel are Redisson's RReadWriteLock's, and
-// a Redisson peer (its own scripts, sent here verbatim as RedissonReadLock and
-// RedissonWriteLock send them) shares the lock.
+// a Redisson peer (tests/rwlock/redisson_rwlock.lua, written from
+// docs/redisson-layout.md) shares the lock.
 #include <future>
 
 #include "holdfast_scripts.hpp"
+#include "redisson_peer.hpp"
 #include "rwlock_fixture.hpp"
 
 namespace holdfast::testing {
 namespace {
 
-// RedissonReadLock.tryLockInnerAsync: KEYS name, timeout prefix; ARGV lease, owner, owner:write.
-const std::string redisson_read_acquire =
-    "local mode = redis.call('hget', KEYS[1], 'mode'); "
-    "if (mode == false) then "
-    "redis.call('hset', KEYS[1], 'mode', 'read'); "
-    "redis.call('hset', KEYS[1], ARGV[2], 1); "
-    "redis.call('set', KEYS[2] .. ':1', 1); "
-    "redis.call('pexpire', KEYS[2] .. ':1', ARGV[1]); "
-    "redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "if (mode == 'read') or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then "
-    "local ind = redis.call('hincrby', KEYS[1], ARGV[2], 1); "
-    "local key = KEYS[2] .. ':' .. ind;"
-    "redis.call('set', key, 1); "
-    "redis.call('pexpire', key, ARGV[1]); "
-    "local remainTime = redis.call('pttl', KEYS[1]); "
-    "redis.call('pexpire', KEYS[1], math.max(remainTime, ARGV[1])); "
-    "return nil; "
-    "end;"
-    "return redis.call('pttl', KEYS[1]);";
-
-// RedissonReadLock.unlockInnerAsync: KEYS name, channel, timeout prefix, key
-// prefix, unlock latch; ARGV message, owner, publish command, latch ttl.
-const std::string redisson_read_release =
-    "local val = redis.call('get', KEYS[5]); "
-    "if val ~= false then "
-    "return tonumber(val);"
-    "end; "
-    "local mode = redis.call('hget', KEYS[1], 'mode'); "
-    "if (mode == false) then "
-    "redis.call(ARGV[3], KEYS[2], ARGV[1]); "
-    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); "
-    "return 1; "
-    "end; "
-    "local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); "
-    "if (lockExists == 0) then "
-    "return nil;"
-    "end; "
-    "local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); "
-    "if (counter == 0) then "
-    "redis.call('hdel', KEYS[1], ARGV[2]); "
-    "end;"
-    "redis.call('del', KEYS[3] .. ':' .. (counter+1)); "
-    "if (redis.call('hlen', KEYS[1]) > 1) then "
-    "local maxRemainTime = -3; "
-    "local keys = redis.call('hkeys', KEYS[1]); "
-    "for n, key in ipairs(keys) do "
-    "counter = tonumber(redis.call('hget', KEYS[1], key)); "
-    "if type(counter) == 'number' then "
-    "for i=counter, 1, -1 do "
-    "local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); "
-    "maxRemainTime = math.max(remainTime, maxRemainTime);"
-    "end; "
-    "end; "
-    "end; "
-    "if maxRemainTime > 0 then "
-    "redis.call('pexpire', KEYS[1], maxRemainTime); "
-    "redis.call('set', KEYS[5], 0, 'px', ARGV[4]); "
-    "return 0; "
-    "end;"
-    "if mode == 'write' then "
-    "redis.call('set', KEYS[5], 0, 'px', ARGV[4]); "
-    "return 0;"
-    "end; "
-    "end; "
-    "redis.call('del', KEYS[1]); "
-    "redis.call(ARGV[3], KEYS[2], ARGV[1]); "
-    "redis.call('set', KEYS[5], 1, 'px', ARGV[4]); "
-    "return 1; ";
-
-// RedissonWriteLock.tryLockInnerAsync: KEYS name; ARGV lease, owner:write.
-const std::string redisson_write_acquire =
-    "local mode = redis.call('hget', KEYS[1], 'mode'); "
-    "if (mode == false) then "
-    "redis.call('hset', KEYS[1], 'mode', 'write'); "
-    "redis.call('hset', KEYS[1], ARGV[2], 1); "
-    "redis.call('pexpire', KEYS[1], ARGV[1]); "
-    "return nil; "
-    "end; "
-    "if (mode == 'write') then "
-    "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then "
-    "redis.call('hincrby', KEYS[1], ARGV[2], 1); "
-    "local currentExpire = redis.call('pttl', KEYS[1]); "
-    "redis.call('pexpire', KEYS[1], currentExpire + ARGV[1]); "
-    "return nil; "
-    "end; "
-    "end;"
-    "return redis.call('pttl', KEYS[1]);";
-
-// RedissonWriteLock.unlockInnerAsync: KEYS name, channel, unlock latch;
-// ARGV message, lease, owner:write, publish command, latch ttl.
-const std::string redisson_write_release =
-    "local val = redis.call('get', KEYS[3]); "
-    "if val ~= false then "
-    "return tonumber(val);"
-    "end; "
-    "local mode = redis.call('hget', KEYS[1], 'mode'); "
-    "if (mode == false) then "
-    "redis.call(ARGV[4], KEYS[2], ARGV[1]); "
-    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); "
-    "return 1; "
-    "end;"
-    "if (mode == 'write') then "
-    "local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); "
-    "if (lockExists == 0) then "
-    "return nil;"
-    "else "
-    "local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); "
-    "if (counter > 0) then "
-    "redis.call('pexpire', KEYS[1], ARGV[2]); "
-    "redis.call('set', KEYS[3], 0, 'px', ARGV[5]); "
-    "return 0; "
-    "else "
-    "redis.call('hdel', KEYS[1], ARGV[3]); "
-    "if (redis.call('hlen', KEYS[1]) == 1) then "
-    "redis.call('del', KEYS[1]); "
-    "redis.call(ARGV[4], KEYS[2], ARGV[1]); "
-    "else "
-    "redis.call('hset', KEYS[1], 'mode', 'read'); "
-    "end; "
-    "redis.call('set', KEYS[3], 1, 'px', ARGV[5]); "
-    "return 1; "
-    "end; "
-    "end; "
-    "end; "
-    "return nil;";
-
-const std::string java_owner = "6c1d6f7e-5e2b-4b7a-9d55-0b8f1a2c3d4e:87";
-
 class ReadWriteLayout : public ReadWriteTest {
 protected:
-    // Each call gets its own unlock latch, as each Redisson unlock does.
-    std::string latch(const std::string& name) {
-        return "redisson_unlock_latch:{" + name + "}:" + std::to_string(++unlocks_) + "0123456789abcdef";
-    }
     support::ReplyPtr java_read_lock(const std::string& name, const std::string& lease = "30000") {
-        return raw->command({"EVAL", redisson_read_acquire, "2", name,
-                             "{" + name + "}:" + java_owner + ":rwlock_timeout", lease, java_owner,
-                             java_owner + ":write"});
+        return peer(name).read_lock(lease);
     }
-    support::ReplyPtr java_read_unlock(const std::string& name) {
-        return raw->command({"EVAL", redisson_read_release, "5", name, channel(name),
-                             "{" + name + "}:" + java_owner + ":rwlock_timeout", "{" + name + "}", latch(name), "0",
-                             java_owner, "publish", "13000"});
-    }
-    support::ReplyPtr java_write_lock(const std::string& name) {
-        return raw->command({"EVAL", redisson_write_acquire, "1", name, "30000", java_owner + ":write"});
-    }
-    support::ReplyPtr java_write_unlock(const std::string& name) {
-        return raw->command({"EVAL", redisson_write_release, "3", name, channel(name), latch(name), "1", "30000",
-                             java_owner + ":write", "publish", "13000"});
-    }
+    support::ReplyPtr java_read_unlock(const std::string& name) { return peer(name).read_unlock(); }
+    support::ReplyPtr java_write_lock(const std::string& name) { return peer(name).write_lock(); }
+    support::ReplyPtr java_write_unlock(const std::string& name) { return peer(name).write_unlock(); }
     // Keys other than the unlock latches a Redisson peer leaves for a while.
     long long lock_keys() {
         long long n = 0;
@@ -172,7 +28,11 @@ protected:
     }
 
 private:
-    int unlocks_ = 0;
+    // One Java client per lock: each unlock gets its own latch, as each Redisson unlock does.
+    RedissonReadWriteLockPeer& peer(const std::string& name) {
+        return peers_.try_emplace(name, *raw, name).first->second;
+    }
+    std::map<std::string, RedissonReadWriteLockPeer> peers_;
 };
 
 TEST_F(ReadWriteLayout, EmbeddedScriptsMatchScriptLoad) {

@@ -52,6 +52,9 @@ std::string headline(const LockState& state) {
         case Kind::read_write_lock:
             return std::string(state.mode == "write" ? "locked for writing" : "locked for reading") +
                    " (read-write lock)";
+        case Kind::multi_value_lock:
+            return plural(static_cast<std::int64_t>(state.values.size()), "value", "values") +
+                   " held (multi-value lock: Redisson's getMultiLock(group, values))";
         case Kind::counter: return "semaphore or count-down latch (Redisson stores both as one integer)";
         case Kind::permit_expirable_semaphore: return "permit-expirable semaphore";
         case Kind::simple_lock: return "locked (simple lock: SET NX PX)";
@@ -82,6 +85,19 @@ void print_queue(const LockState& state, LockState::TimePoint now) {
     }
 }
 
+// A group's values: each by its field (the hash of the value), its holder and
+// when that hold ends unless renewed.
+void print_values(const LockState& state, LockState::TimePoint now) {
+    for (const auto& held : state.values) {
+        std::cout << "  value " << printable(held.field) << ": " << printable(held.owner) << " (hold count "
+                  << held.hold_count << ", ";
+        if (!held.expires) std::cout << "no expire time: free";
+        else if (*held.expires >= now) std::cout << "expires in " << between(now, *held.expires);
+        else std::cout << "expired " << between(*held.expires, now) << " ago: free";
+        std::cout << ")\n";
+    }
+}
+
 void print_permits(const LockState& state, LockState::TimePoint now) {
     std::cout << "  permits available: " << state.count << '\n';
     std::cout << "  permits taken: " << state.permits.size() << '\n';
@@ -99,6 +115,7 @@ void print_state(const LockState& state, LockState::TimePoint now) {
     if (state.kind != Kind::free) std::cout << "  ttl: " << describe_ttl(state.ttl) << '\n';
     for (const auto& holder : state.holders)
         print_holder(holder, state.kind == Kind::lock ? "holder" : holder.writer ? "writer" : "reader");
+    print_values(state, now);
     print_queue(state, now);
     if (state.fencing_token) std::cout << "  fencing token: " << *state.fencing_token << " (the last handed out)\n";
     if (state.kind == Kind::counter) {

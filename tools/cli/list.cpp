@@ -16,6 +16,13 @@ using Kind = LockState::Kind;
 bool listed(const LockState& state) { return state.kind != Kind::free && state.kind != Kind::not_a_primitive; }
 
 std::string holders_of(const LockState& state) {
+    if (state.kind == Kind::multi_value_lock) {
+        if (state.values.empty()) return "-";
+        const auto& first = state.values.front();
+        std::string text = detail::printable(first.owner) + " x" + std::to_string(first.hold_count) + " of a value";
+        if (state.values.size() > 1) text += " +" + std::to_string(state.values.size() - 1) + " more";
+        return text;
+    }
     if (state.holders.empty()) return "-";
     const auto& first = state.holders.front();
     std::string text = detail::printable(first.owner) + (first.writer ? " (w)" : "") + " x" +
@@ -26,6 +33,7 @@ std::string holders_of(const LockState& state) {
 
 std::string count_of(const LockState& state) {
     if (state.kind == Kind::counter) return std::to_string(state.count);
+    if (state.kind == Kind::multi_value_lock) return std::to_string(state.values.size()) + " values";
     if (state.kind == Kind::permit_expirable_semaphore)
         return std::to_string(state.count) + " free, " + std::to_string(state.permits.size()) + " taken";
     return "-";

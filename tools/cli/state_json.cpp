@@ -26,6 +26,7 @@ const char* kind_name(Kind kind) {
         case Kind::free: return "free";
         case Kind::lock: return "lock";
         case Kind::read_write_lock: return "read_write_lock";
+        case Kind::multi_value_lock: return "multi_value_lock";
         case Kind::counter: return "counter";
         case Kind::permit_expirable_semaphore: return "permit_expirable_semaphore";
         case Kind::simple_lock: return "simple_lock";
@@ -46,6 +47,12 @@ json to_json(const LockState& state) {
     for (const auto& w : state.queue) queue.push_back({{"owner", w.owner}, {"deadline_ms", or_null(w.deadline, epoch_ms)}});
     json permits = json::array();
     for (const auto& p : state.permits) permits.push_back({{"id", p.id}, {"expires_ms", or_null(p.expires, epoch_ms)}});
+    json values = json::array();
+    for (const auto& v : state.values)
+        values.push_back({{"field", v.field},
+                          {"owner", v.owner},
+                          {"hold_count", v.hold_count},
+                          {"expires_ms", or_null(v.expires, epoch_ms)}});
     const bool counted = state.kind == Kind::counter || state.kind == Kind::permit_expirable_semaphore;
     return {
         {"name", state.name},
@@ -54,6 +61,7 @@ json to_json(const LockState& state) {
         {"ttl_ms", or_null(state.ttl, [](auto d) { return d.count(); })},
         {"holders", std::move(holders)},
         {"mode", state.mode.empty() ? json(nullptr) : json(state.mode)},
+        {"values", std::move(values)},
         {"queue", std::move(queue)},
         {"fencing_token", or_null(state.fencing_token, same)},
         {"count", counted ? json(state.count) : json(nullptr)},

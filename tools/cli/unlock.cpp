@@ -101,6 +101,11 @@ std::optional<std::string> refusal(const LockState& state, const UnlockOptions& 
                 return std::string("the key is a string without an expiry, not a simple lock (whose key always has "
                                    "one); pick another name or delete the key yourself");
             break;
+        case Kind::multi_value_lock:
+            return "it is a group of a multi-value lock (Redisson's getMultiLock(group, values)), which keeps only "
+                   "hashes of its values, so this command cannot name them to free; the holders' code can "
+                   "(MultiValueLock(client, group, values).force_unlock()), or `redis-cli DEL` frees every value "
+                   "at once (waiters then wait out their holders' leases)";
         case Kind::not_a_primitive:
             return "the key holds " + printable(state.description) +
                    ", not a lock; pick another name or delete the key yourself";

@@ -1,0 +1,6 @@
+-- Non-reentrant lock acquire (Redisson's RedissonNonReentrantLock, 4.4.0 on):
+-- the reentrant lock's acquire (lock/acquire.lua: its keys, arguments and
+-- replies, targeted wake-ups included) behind one refusal, so no owner ever
+-- holds it twice (docs/redisson-layout.md, "Non-reentrant lock").
+-- include: refuse_reentry.lua.part
+-- include: ../lock/acquire.lua

@@ -1,0 +1,8 @@
+-- Non-reentrant fair lock acquire (Redisson's RedissonNonReentrantFairLock,
+-- 4.4.0 on): the fair lock's acquire (fair_lock/acquire.lua: its keys,
+-- arguments and replies, queue and deadlines) behind one refusal, so no owner
+-- ever holds it twice (docs/redisson-layout.md, "Non-reentrant fair lock").
+-- The refusal comes before the fair lock drops its expired heads, which
+-- changes nothing a refused caller could see.
+-- include: refuse_reentry.lua.part
+-- include: ../fair_lock/acquire.lua
