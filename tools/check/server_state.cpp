@@ -195,8 +195,10 @@ void check_unbelieved(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const SweptKey& k : m.swept) {
         const int lock = lock_of_key(facts, k);
         if (lock < 0 || k.type != "hash") continue;
+        std::set<std::string> owners;  // a writer that also reads has two fields
         for (std::string field : k.fields) {
             if (field.ends_with(":write")) field.resize(field.size() - 6);
+            if (!owners.insert(field).second) continue;
             const auto found = worker_of.find(field);
             // A hold whose release was refused near the end may still be there, its lease running.
             if (found == worker_of.end() || killed(found->second) || may_hold(facts, m, found->second, lock, facts.stop))
