@@ -25,7 +25,8 @@ constexpr const char* description =
     "holdfast-check: P client processes loop over K locks (or semaphores) on a throwaway redis-server while\n"
     "a nemesis injects faults; every step is logged and the merged history is checked for overlapping holds\n"
     "(more than N for a semaphore), lost updates, stale writes, token order, FIFO order (fair lock) and\n"
-    "liveness. See RELIABILITY.md.";
+    "liveness; what the server held is checked against what the workers believed (keys without expiry,\n"
+    "lost permits, holds nobody believes, unlocks announced by refused releases). See RELIABILITY.md.";
 
 constexpr const char* footer =
     "Exit status: 0 no violation of what the configuration promises; 1 violations (listed, with the\n"

@@ -24,6 +24,21 @@ std::string old_master_rejoined(std::uint16_t new_master, Nanos named, std::chro
     }
 }
 
+// A sentinel resumed after a SIGSTOP (sentinel-hang) sees its clock jump and
+// goes into TILT mode for 30 s, refusing every failover meanwhile: the first
+// sentinel not in TILT (INFO sentinel: sentinel_tilt:0), to fail over through.
+std::size_t untilted(const support::SentinelGroup& group) {
+    for (std::size_t i = 0; i < group.sentinels.size(); ++i) {
+        try {
+            if (support::SyncRedis(group.sentinels[i]->port()).string({"INFO", "sentinel"}).find("sentinel_tilt:0") !=
+                std::string::npos)
+                return i;
+        } catch (const std::exception&) {
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 // A failover during a release (issue 19, item 5): SENTINEL FAILOVER, then,
@@ -42,7 +57,7 @@ bool NemesisRunner::fail_over_under_release() {
     }
     const Nanos start = now_ns();
     // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
-    for (support::SyncRedis sentinel(sentinels_->sentinels[0]->port());;) {
+    for (support::SyncRedis sentinel(sentinels_->sentinels[untilted(*sentinels_)]->port());;) {
         if (sentinel.command({"SENTINEL", "FAILOVER", sentinels_->master_name()})->type != REDIS_REPLY_ERROR) break;
         if (now_ns() - start > 2'000'000'000) return false;
         std::this_thread::sleep_for(10ms);
@@ -102,7 +117,7 @@ bool NemesisRunner::fail_over(Nemesis kind) {
     std::uint16_t after;
     std::string how;
     if (kind == Nemesis::sentinel_failover) {
-        after = sentinels_->failover();
+        after = sentinels_->failover(std::chrono::seconds(30), untilted(*sentinels_));
         how = "SENTINEL FAILOVER";
     } else {
         old_master.kill();
