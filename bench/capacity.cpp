@@ -152,7 +152,7 @@ std::size_t release_all(std::vector<Lock>& locks, const std::string& owner) {
     Window w;
     for (auto& lock : locks) {
         w.enter();
-        lock.async_unlock(owner, [&w](std::exception_ptr error) { w.leave(!error); });
+        lock.async_release(owner, [&w](std::exception_ptr error) { w.leave(!error); });
     }
     return w.drain();
 }
@@ -222,7 +222,7 @@ HeldLocks run_held_locks(const Config& config, std::size_t n) {
     {  // connections made and scripts loaded, so that their cost is not counted per lock
         Lock warm(client, "bench:held:warm-up");
         warm.async_lock(owner).get();
-        warm.async_unlock(owner).get();
+        warm.async_release(owner).get();
     }
     const double empty = settled_heap_bytes();
     std::vector<Lock> locks = make_locks(client, "bench:held:", n);
@@ -291,7 +291,7 @@ Waiters run_waiters(const Config& config, std::size_t n, std::size_t lock_count,
                 if (!error && got) {
                     // Granted: count it and hand the lock on at once, from the loop thread.
                     if (d.grants[i].fetch_add(1) == 0) d.last_grant_ns = now_ns();
-                    c->locks[i % c->locks.size()].async_unlock(c->owners[i], [c](std::exception_ptr released_error) {
+                    c->locks[i % c->locks.size()].async_release(c->owners[i], [c](std::exception_ptr released_error) {
                         if (released_error) ++c->drain.release_failed;
                         if (++c->drain.released == c->n) c->drain.notify();
                     });

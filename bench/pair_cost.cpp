@@ -5,7 +5,7 @@
 // servers are other processes, so a busy machine moves pairs/s, much less
 // the CPU per pair). PAIR_COST_POOL=n sets Config::connection_pool_size;
 // PAIR_COST_PERF=instructions:u,instructions:k adds perf stat's counts per pair.
-// PAIR_COST_ASYNC=1: `threads` chains of async_lock -> async_unlock -> ...
+// PAIR_COST_ASYNC=1: `threads` chains of async_lock -> async_release -> ...
 // instead of blocking threads, so no thread waits or wakes per pair.
 #include <sys/resource.h>
 #include <unistd.h>
@@ -53,7 +53,7 @@ void run(holdfast::Config config, std::size_t threads, std::chrono::seconds dura
         Chain& c = chains[i];
         c.lock->async_lock(c.owner, std::nullopt, {}, [&, i](std::exception_ptr error, bool) {
             if (error) std::abort();
-            chains[i].lock->async_unlock(chains[i].owner, [&, i](std::exception_ptr error) {
+            chains[i].lock->async_release(chains[i].owner, [&, i](std::exception_ptr error) {
                 if (error) std::abort();
                 auto& pairs = counts[i].pairs;
                 pairs.store(pairs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

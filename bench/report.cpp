@@ -240,7 +240,7 @@ void holdfast_tables(std::ostringstream& out, const Results& r, const Ceilings& 
             ratio(r.many.client_us_per_pair + r.many.server_us_per_pair, budget_us)},
            {threads + " threads: pairs/s the cores allow at that CPU per pair", count(cores_allow(r.many, cores)),
             count(k.pairs_pipelined), ratio(cores_allow(r.many, cores), k.pairs_pipelined)},
-           {threads + " async chains (`async_lock` → `async_unlock` → the next pair, on the loop thread), one Client: "
+           {threads + " async chains (`async_lock` → `async_release` → the next pair, on the loop thread), one Client: "
                       "pairs/s",
             count(r.many_async.pairs_per_s), count(k.pairs_pipelined),
             ratio(r.many_async.pairs_per_s, k.pairs_pipelined)},

@@ -106,7 +106,7 @@ private:
     void next(std::size_t i) {
         links_[i].lock->async_lock(links_[i].owner, std::nullopt, {}, [this, i](std::exception_ptr error, bool) {
             if (error) return end(error);
-            links_[i].lock->async_unlock(links_[i].owner, [this, i](std::exception_ptr error) {
+            links_[i].lock->async_release(links_[i].owner, [this, i](std::exception_ptr error) {
                 if (error) return end(error);
                 counts_[i].add();
                 if (stopping_.load(std::memory_order_relaxed)) return end(nullptr);

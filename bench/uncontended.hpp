@@ -23,7 +23,7 @@ SingleThread run_single_thread(const Config& config, std::chrono::seconds durati
 double run_many_threads(const Config& config, std::size_t threads, std::chrono::seconds duration);
 
 /// Who makes the pairs: blocking threads (lock(), unlock()), or chains of
-/// async_lock -> async_unlock -> the next pair, run on the client's loop
+/// async_lock -> async_release -> the next pair, run on the client's loop
 /// thread, where no caller sleeps or is woken.
 enum class Callers { threads, async_chains };
 

@@ -19,7 +19,7 @@ function(holdfast_embed_scripts files outdir namespace)
     file(READ ${file} body)
     # A line `-- include: <file>` is replaced by that file, named from the
     # script's folder: a fragment several scripts share (src/fair_lock/dead_heads.lua.part,
-    # ../lock/partial_release.lua.part).
+    # ../lock/partial_release.lua.part). Fragments include nothing themselves.
     string(REGEX MATCHALL "-- include: [^\n]+\n" includes "${body}")
     foreach(line IN LISTS includes)
       string(REGEX REPLACE "-- include: ([^\n]+)\n" "\\1" part "${line}")
@@ -28,12 +28,13 @@ function(holdfast_embed_scripts files outdir namespace)
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${part})
     endforeach()
     # A script checking the release's rights (primitive/release_rights.lua.part)
-    # has a trusted twin without the checks, for a user allowed everything.
-    # Every such script publishes before its first write, so a user whose
-    # rights were revoked since the client last asked is refused by the
-    # server itself before anything changes; the checks only name what is missing.
+    # has a trusted twin without those checks, for a user allowed everything.
+    # The twin still checks each call it makes after its first write or
+    # publish (primitive/checked_calls.lua.part), so a user whose rights were
+    # narrowed since the client last asked is refused before anything changes,
+    # and the transport sends the checked script instead, which names what is missing.
     set(trusted "nullptr")
-    string(FIND "${body}" "local function refused_right(" checks)
+    string(FIND "${body}" "local checks_rights = true" checks)
     if(NOT checks EQUAL -1)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.lua.part checked)
       file(READ ${PROJECT_SOURCE_DIR}/src/primitive/release_rights.trusted.lua.part unchecked)

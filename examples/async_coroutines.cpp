@@ -41,7 +41,7 @@ awaitable<void> worker(holdfast::Lock& lock, holdfast::Client& client, long& cou
     co_await pause.async_wait(use_awaitable);
     counter = seen + 1;  // lost if another held the lock meanwhile
     --inside;
-    co_await holdfast::async_unlock(lock, owner, use_awaitable);
+    co_await holdfast::async_release(lock, owner, use_awaitable);
 }
 
 // A wait bounded by a timer: whichever finishes first cancels the other, and
@@ -52,7 +52,7 @@ awaitable<void> with_timeout(holdfast::Lock& lock, holdfast::Client& client) {
     auto first = co_await (holdfast::async_lock(lock, owner, use_awaitable) || timeout.async_wait(use_awaitable));
     if (first.index() == 0) {
         std::printf("  timeout: took %s before the timer\n", lock.name().c_str());
-        co_await holdfast::async_unlock(lock, owner, use_awaitable);
+        co_await holdfast::async_release(lock, owner, use_awaitable);
     } else {
         std::printf("  timeout: %s still held after 200 ms; the wait was cancelled and holds nothing\n",
                     lock.name().c_str());

@@ -70,7 +70,7 @@ void fair_lock(holdfast::Client& client) {
                 std::lock_guard guard(mutex);
                 order += who;
             }
-            lock.async_unlock(owner).get();
+            lock.async_release(owner).get();
         }));
         std::this_thread::sleep_for(200ms);  // let each join the queue before the next
     }
@@ -115,11 +115,11 @@ void read_write_lock(holdfast::Client& client) {
     say("two readers hold it together: " + std::to_string(rw.read_lock().holders().size()) + " holders");
     const bool writer_got = rw.write_lock().async_try_lock(writer, 200ms).get();
     say("a writer waiting 200 ms meanwhile: " + std::string(writer_got ? "got it (wrong!)" : "refused"));
-    rw.read_lock().async_unlock(reader1).get();
-    rw.read_lock().async_unlock(reader2).get();
+    rw.read_lock().async_release(reader1).get();
+    rw.read_lock().async_release(reader2).get();
     say("readers gone, the writer now: " +
         std::string(rw.write_lock().async_try_lock(writer).get() ? "got it" : "refused"));
-    rw.write_lock().async_unlock(writer).get();
+    rw.write_lock().async_release(writer).get();
 }
 
 void simple_lock(holdfast::Client& client) {
@@ -141,7 +141,7 @@ void multi_lock(holdfast::Client& client) {
     const bool got = all.try_lock();
     say("invoice held by someone else, all three at once? " + std::string(got ? "yes (wrong!)" : "no") +
         "; order given back meanwhile? " + std::string(order.is_locked() ? "no (wrong!)" : "yes"));
-    invoice.async_unlock(someone).get();
+    invoice.async_release(someone).get();
     std::scoped_lock guard(all);
     say("invoice free: all three taken, every attempt sent before any reply was read");
 }

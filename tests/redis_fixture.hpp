@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 
@@ -22,6 +23,8 @@
 namespace holdfast::testing {
 
 using namespace std::chrono_literals;
+
+inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 10s);
 
 class RedisTest : public ::testing::Test {
 protected:
@@ -67,6 +70,19 @@ protected:
     /// Subscribers of `channel` on the server.
     long long subscribers(const std::string& channel) const {
         return raw->command({"PUBSUB", "NUMSUB", channel})->element[1]->integer;
+    }
+
+    /// Starts `wait(stop)` on another thread, waits until it sleeps on
+    /// `channel` (subscribed), stops it, and expects it to end untaken (false)
+    /// with its subscription gone.
+    void expect_stop_ends(const std::string& channel, const std::function<bool(std::stop_token)>& wait) const {
+        std::stop_source stop;
+        auto waiting = std::async(std::launch::async, [&] { return wait(stop.get_token()); });
+        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 1; })) << channel;
+        stop.request_stop();
+        ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready) << channel;
+        EXPECT_FALSE(waiting.get()) << channel;
+        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; })) << channel;
     }
 
     Config config() const {
@@ -134,7 +150,7 @@ inline std::future<std::string> wait_until_closed(std::function<void()> wait) {
 }
 
 /// Waits for `condition` with a generous deadline instead of sleeping and hoping.
-inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within = 10s) {
+inline bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds within) {
     const auto deadline = std::chrono::steady_clock::now() + within;
     while (std::chrono::steady_clock::now() < deadline) {
         if (condition()) return true;
@@ -142,6 +158,21 @@ inline bool eventually(const std::function<bool()>& condition, std::chrono::mill
     }
     return condition();
 }
+
+/// What a callback form (Completion<T>) delivers, waited for on the test's thread.
+template <class T>
+struct Delivered {
+    std::promise<std::pair<std::exception_ptr, T>> promise;
+    Completion<T> done() {
+        return [this](std::exception_ptr error, T value) { promise.set_value({error, std::move(value)}); };
+    }
+    /// The value, or what the completion's error throws.
+    T value() {
+        auto [error, value] = promise.get_future().get();
+        if (error) std::rethrow_exception(error);
+        return value;
+    }
+};
 
 /// Expects `call` to throw std::invalid_argument whose message contains `says`.
 inline void expect_invalid_argument(const std::function<void()>& call, const std::string& says) {

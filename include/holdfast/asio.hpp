@@ -24,6 +24,7 @@
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "holdfast/count_down_latch.hpp"
 #include "holdfast/errors.hpp"
@@ -157,24 +158,48 @@ auto initiate(Token&& token, bool cancellable, Start start, Finish finish) {
         return asio::async_initiate<Token, Signature>(std::move(initiation), token);
 }
 
-/// Completes a wait without a deadline: only a cancellation ends it untaken.
-inline constexpr auto finish_taken = [](auto handler, bool, std::exception_ptr error, bool taken) {
-    if (!error && !taken) error = aborted();
-    std::move(handler)(std::move(error));
-};
+/// Whether a wait's result says it took what it waited for.
+inline bool taken(bool result) { return result; }
+template <class T>
+bool taken(const std::optional<T>& result) {
+    return result.has_value();
+}
+inline bool taken(const std::vector<std::string>& result) { return !result.empty(); }
 
-/// Completes a timed wait: whether taken; operation_aborted when cancelled untaken.
-inline constexpr auto finish_whether = [](auto handler, bool cancelled, std::exception_ptr error, auto result) {
-    if (!error && !result && cancelled) error = aborted();
+/// Completes a wait with the member callback's result; operation_aborted when
+/// cancelled with nothing taken.
+inline constexpr auto finish_wait = [](auto handler, bool cancelled, std::exception_ptr error, auto result) {
+    if (!error && !taken(result) && cancelled) error = aborted();
     std::move(handler)(std::move(error), std::move(result));
 };
 
-/// Completes a release.
-inline constexpr auto finish_done = [](auto handler, bool, std::exception_ptr error) {
-    std::move(handler)(std::move(error));
+/// Completes a release or a try-release (which gets whether it released).
+inline constexpr auto finish_release = [](auto handler, bool, std::exception_ptr error, auto... released) {
+    std::move(handler)(std::move(error), std::move(released)...);
 };
 
+/// A wait: `start(stop, done)` calls the member callback form whose
+/// Completion<Result> it is given. Cancellable.
+template <class Result, class Token, class Start>
+auto waiting(Token&& token, Start start) {
+    return initiate<void(std::exception_ptr, Result)>(token, true, std::move(start), finish_wait);
+}
+
+/// A release: `start(stop, done)` calls the member callback form with its
+/// Completion<Results...>. Not cancellable: a release once sent cannot be taken back.
+template <class... Results, class Token, class Start>
+auto releasing(Token&& token, Start start) {
+    return initiate<void(std::exception_ptr, Results...)>(token, false, std::move(start), finish_release);
+}
+
 }  // namespace asio_detail
+
+// Every adapter completes with what its member callback form gets (docs/async.md):
+// a wait with whether it took (or what it took), a release with nothing (a
+// try-release with whether it released), the error first. A cancelled wait
+// completes with operation_aborted and leaves nothing taken.
+
+// ---- Lock and LockGroup ----
 
 /// Lock (and FairLock, SpinLock, FencedLock, the read-write lock's sides) and
 /// LockGroup (MultiLock, RedLock): what the lock adapters accept.
@@ -182,63 +207,70 @@ template <class L>
 concept AsyncLockable = std::derived_from<L, Lock> || std::derived_from<L, LockGroup>;
 
 /// Waits as long as it takes for `lock`, for `owner` (Client::new_owner());
-/// renewed by the watchdog. Completion: void(std::exception_ptr); a cancelled
-/// wait completes with operation_aborted and leaves nothing held.
+/// renewed by the watchdog. Completion: void(std::exception_ptr, bool taken),
+/// taken false only when cancelled (then with operation_aborted).
 template <AsyncLockable L, class Token>
 auto async_lock(L& lock, std::string owner, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, true,
-        [&lock, owner = std::move(owner)](std::stop_token stop, Completion<bool> done) mutable {
-            lock.async_lock(std::move(owner), std::nullopt, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_taken);
+    return asio_detail::waiting<bool>(token, [&lock, owner = std::move(owner)](std::stop_token stop, Completion<bool> done) mutable {
+        lock.async_lock(std::move(owner), std::nullopt, std::move(stop), std::move(done));
+    });
 }
 
 /// As async_lock(lock, owner, token), held for `lease` and not renewed.
 template <AsyncLockable L, class Token>
 auto async_lock(L& lock, std::string owner, Lock::Duration lease, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, true,
-        [&lock, owner = std::move(owner), lease](std::stop_token stop, Completion<bool> done) mutable {
+    return asio_detail::waiting<bool>(
+        token, [&lock, owner = std::move(owner), lease](std::stop_token stop, Completion<bool> done) mutable {
             lock.async_lock(std::move(owner), lease, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_taken);
+        });
 }
 
-/// Waits up to `wait` (zero: try once). Completion: void(std::exception_ptr,
-/// bool taken); a cancelled wait completes with operation_aborted, nothing held.
+/// Waits up to `wait` (zero: try once). Completion: void(std::exception_ptr, bool taken).
 template <AsyncLockable L, class Token>
 auto async_try_lock(L& lock, std::string owner, Lock::Duration wait, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, bool)>(
-        token, true,
-        [&lock, owner = std::move(owner), wait](std::stop_token stop, Completion<bool> done) mutable {
+    return asio_detail::waiting<bool>(
+        token, [&lock, owner = std::move(owner), wait](std::stop_token stop, Completion<bool> done) mutable {
             lock.async_try_lock(std::move(owner), wait, std::nullopt, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_whether);
+        });
 }
 
-/// Releases one hold of `owner`. Completion: void(std::exception_ptr). Not cancellable.
+/// As async_try_lock(lock, owner, wait, token), held for `lease` and not renewed.
 template <AsyncLockable L, class Token>
-auto async_unlock(L& lock, std::string owner, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, false,
-        [&lock, owner = std::move(owner)](std::stop_token, Completion<> done) mutable {
-            lock.async_unlock(std::move(owner), std::move(done));
-        },
-        asio_detail::finish_done);
+auto async_try_lock(L& lock, std::string owner, Lock::Duration wait, Lock::Duration lease, Token&& token) {
+    return asio_detail::waiting<bool>(
+        token, [&lock, owner = std::move(owner), wait, lease](std::stop_token stop, Completion<bool> done) mutable {
+            lock.async_try_lock(std::move(owner), wait, lease, std::move(stop), std::move(done));
+        });
 }
 
-/// async_lock returning the fencing token. Completion: void(std::exception_ptr, std::int64_t).
+/// Releases one hold of `owner` (release()'s outcome). Completion: void(std::exception_ptr).
+template <AsyncLockable L, class Token>
+auto async_release(L& lock, std::string owner, Token&& token) {
+    return asio_detail::releasing(token, [&lock, owner = std::move(owner)](std::stop_token, Completion<> done) mutable {
+        lock.async_release(std::move(owner), std::move(done));
+    });
+}
+
+// ---- FencedLock ----
+
+/// async_lock returning the fencing token (nullopt when cancelled).
+/// Completion: void(std::exception_ptr, std::optional<std::int64_t>).
 template <class Token>
 auto async_lock_and_get_token(FencedLock& lock, std::string owner, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, std::int64_t)>(
-        token, true,
-        [&lock, owner = std::move(owner)](std::stop_token stop, Completion<std::optional<std::int64_t>> done) mutable {
+    return asio_detail::waiting<std::optional<std::int64_t>>(
+        token, [&lock, owner = std::move(owner)](std::stop_token stop,
+                                                 Completion<std::optional<std::int64_t>> done) mutable {
             lock.async_lock_and_get_token(std::move(owner), std::nullopt, std::move(stop), std::move(done));
-        },
-        [](auto handler, bool, std::exception_ptr error, std::optional<std::int64_t> fence) {
-            if (!error && !fence) error = asio_detail::aborted();
-            std::move(handler)(std::move(error), fence.value_or(0));
+        });
+}
+
+/// As async_lock_and_get_token(lock, owner, token), held for `lease` and not renewed.
+template <class Token>
+auto async_lock_and_get_token(FencedLock& lock, std::string owner, Lock::Duration lease, Token&& token) {
+    return asio_detail::waiting<std::optional<std::int64_t>>(
+        token, [&lock, owner = std::move(owner), lease](std::stop_token stop,
+                                                        Completion<std::optional<std::int64_t>> done) mutable {
+            lock.async_lock_and_get_token(std::move(owner), lease, std::move(stop), std::move(done));
         });
 }
 
@@ -246,24 +278,33 @@ auto async_lock_and_get_token(FencedLock& lock, std::string owner, Token&& token
 /// Completion: void(std::exception_ptr, std::optional<std::int64_t>).
 template <class Token>
 auto async_try_lock_and_get_token(FencedLock& lock, std::string owner, Lock::Duration wait, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, std::optional<std::int64_t>)>(
-        token, true,
-        [&lock, owner = std::move(owner), wait](std::stop_token stop,
-                                                Completion<std::optional<std::int64_t>> done) mutable {
+    return asio_detail::waiting<std::optional<std::int64_t>>(
+        token, [&lock, owner = std::move(owner), wait](std::stop_token stop,
+                                                       Completion<std::optional<std::int64_t>> done) mutable {
             lock.async_try_lock_and_get_token(std::move(owner), wait, std::nullopt, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_whether);
+        });
 }
 
-/// Waits as long as it takes for `permits`. Completion: void(std::exception_ptr).
+/// As async_try_lock_and_get_token(lock, owner, wait, token), held for `lease` and not renewed.
+template <class Token>
+auto async_try_lock_and_get_token(FencedLock& lock, std::string owner, Lock::Duration wait, Lock::Duration lease,
+                                  Token&& token) {
+    return asio_detail::waiting<std::optional<std::int64_t>>(
+        token, [&lock, owner = std::move(owner), wait, lease](std::stop_token stop,
+                                                              Completion<std::optional<std::int64_t>> done) mutable {
+            lock.async_try_lock_and_get_token(std::move(owner), wait, lease, std::move(stop), std::move(done));
+        });
+}
+
+// ---- Semaphore ----
+
+/// Waits as long as it takes for `permits`. Completion: void(std::exception_ptr,
+/// bool taken), false only when cancelled.
 template <class Token>
 auto async_acquire(Semaphore& semaphore, std::int64_t permits, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, true,
-        [&semaphore, permits](std::stop_token stop, Completion<bool> done) {
-            semaphore.async_acquire(permits, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_taken);
+    return asio_detail::waiting<bool>(token, [&semaphore, permits](std::stop_token stop, Completion<bool> done) {
+        semaphore.async_acquire(permits, std::move(stop), std::move(done));
+    });
 }
 
 /// One permit.
@@ -275,89 +316,160 @@ auto async_acquire(Semaphore& semaphore, Token&& token) {
 /// Waits up to `wait` for `permits`. Completion: void(std::exception_ptr, bool taken).
 template <class Token>
 auto async_try_acquire(Semaphore& semaphore, std::int64_t permits, Semaphore::Duration wait, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, bool)>(
-        token, true,
-        [&semaphore, permits, wait](std::stop_token stop, Completion<bool> done) {
-            semaphore.async_try_acquire(permits, wait, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_whether);
+    return asio_detail::waiting<bool>(token, [&semaphore, permits, wait](std::stop_token stop, Completion<bool> done) {
+        semaphore.async_try_acquire(permits, wait, std::move(stop), std::move(done));
+    });
 }
 
-/// Completion: void(std::exception_ptr). Not cancellable.
+/// Completion: void(std::exception_ptr).
 template <class Token>
 auto async_release(Semaphore& semaphore, std::int64_t permits, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, false,
-        [&semaphore, permits](std::stop_token, Completion<> done) { semaphore.async_release(permits, std::move(done)); },
-        asio_detail::finish_done);
+    return asio_detail::releasing(token, [&semaphore, permits](std::stop_token, Completion<> done) {
+        semaphore.async_release(permits, std::move(done));
+    });
 }
 
-/// Waits as long as it takes for a permit (held for `lease`, or until
-/// released when nullopt). Completion: void(std::exception_ptr, std::string permit_id).
+/// Completion: void(std::exception_ptr, bool released): false when the semaphore has no count.
 template <class Token>
-auto async_acquire(PermitExpirableSemaphore& semaphore, std::optional<PermitExpirableSemaphore::Duration> lease,
-                   Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, std::string)>(
-        token, true,
-        [&semaphore, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
-            semaphore.async_acquire(lease, std::move(stop), std::move(done));
-        },
-        [](auto handler, bool, std::exception_ptr error, std::optional<std::string> permit) {
-            if (!error && !permit) error = asio_detail::aborted();
-            std::move(handler)(std::move(error), permit.value_or(std::string()));
+auto async_release_if_exists(Semaphore& semaphore, std::int64_t permits, Token&& token) {
+    return asio_detail::releasing<bool>(token, [&semaphore, permits](std::stop_token, Completion<bool> done) {
+        semaphore.async_release_if_exists(permits, std::move(done));
+    });
+}
+
+// ---- PermitExpirableSemaphore ----
+
+/// Waits as long as it takes for a permit that never expires.
+/// Completion: void(std::exception_ptr, std::optional<std::string> permit_id), nullopt only when cancelled.
+template <class Token>
+auto async_acquire(PermitExpirableSemaphore& semaphore, Token&& token) {
+    return asio_detail::waiting<std::optional<std::string>>(
+        token, [&semaphore](std::stop_token stop, Completion<std::optional<std::string>> done) {
+            semaphore.async_acquire(std::nullopt, std::move(stop), std::move(done));
         });
 }
 
-/// Waits up to `wait` for a permit. Completion: void(std::exception_ptr,
-/// std::optional<std::string> permit_id).
+/// As async_acquire(semaphore, token), the permit held for `lease`.
+template <class Token>
+auto async_acquire(PermitExpirableSemaphore& semaphore, PermitExpirableSemaphore::Duration lease, Token&& token) {
+    return asio_detail::waiting<std::optional<std::string>>(
+        token, [&semaphore, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
+            semaphore.async_acquire(lease, std::move(stop), std::move(done));
+        });
+}
+
+/// Waits up to `wait` for a permit (held for `lease`, if given).
+/// Completion: void(std::exception_ptr, std::optional<std::string> permit_id).
+template <class Token>
+auto async_try_acquire(PermitExpirableSemaphore& semaphore, PermitExpirableSemaphore::Duration wait, Token&& token) {
+    return asio_detail::waiting<std::optional<std::string>>(
+        token, [&semaphore, wait](std::stop_token stop, Completion<std::optional<std::string>> done) {
+            semaphore.async_try_acquire(wait, std::nullopt, std::move(stop), std::move(done));
+        });
+}
 template <class Token>
 auto async_try_acquire(PermitExpirableSemaphore& semaphore, PermitExpirableSemaphore::Duration wait,
-                       std::optional<PermitExpirableSemaphore::Duration> lease, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, std::optional<std::string>)>(
-        token, true,
-        [&semaphore, wait, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
+                       PermitExpirableSemaphore::Duration lease, Token&& token) {
+    return asio_detail::waiting<std::optional<std::string>>(
+        token, [&semaphore, wait, lease](std::stop_token stop, Completion<std::optional<std::string>> done) {
             semaphore.async_try_acquire(wait, lease, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_whether);
+        });
 }
 
-/// Returns the permit; NotOwnerError if it is not held. Completion: void(std::exception_ptr).
+/// `permits` at once, or none. Completion: void(std::exception_ptr,
+/// std::vector<std::string> permit_ids), empty only when cancelled.
+template <class Token>
+auto async_acquire(PermitExpirableSemaphore& semaphore, std::int64_t permits, Token&& token) {
+    return asio_detail::waiting<std::vector<std::string>>(
+        token, [&semaphore, permits](std::stop_token stop, Completion<std::vector<std::string>> done) {
+            semaphore.async_acquire(permits, std::nullopt, std::move(stop), std::move(done));
+        });
+}
+template <class Token>
+auto async_acquire(PermitExpirableSemaphore& semaphore, std::int64_t permits, PermitExpirableSemaphore::Duration lease,
+                   Token&& token) {
+    return asio_detail::waiting<std::vector<std::string>>(
+        token, [&semaphore, permits, lease](std::stop_token stop, Completion<std::vector<std::string>> done) {
+            semaphore.async_acquire(permits, lease, std::move(stop), std::move(done));
+        });
+}
+
+/// Waits up to `wait` for `permits` at once. Completion: void(std::exception_ptr,
+/// std::vector<std::string> permit_ids), empty when none were taken.
+template <class Token>
+auto async_try_acquire(PermitExpirableSemaphore& semaphore, std::int64_t permits,
+                       PermitExpirableSemaphore::Duration wait, Token&& token) {
+    return asio_detail::waiting<std::vector<std::string>>(
+        token, [&semaphore, permits, wait](std::stop_token stop, Completion<std::vector<std::string>> done) {
+            semaphore.async_try_acquire(permits, wait, std::nullopt, std::move(stop), std::move(done));
+        });
+}
+template <class Token>
+auto async_try_acquire(PermitExpirableSemaphore& semaphore, std::int64_t permits,
+                       PermitExpirableSemaphore::Duration wait, PermitExpirableSemaphore::Duration lease,
+                       Token&& token) {
+    return asio_detail::waiting<std::vector<std::string>>(
+        token, [&semaphore, permits, wait, lease](std::stop_token stop, Completion<std::vector<std::string>> done) {
+            semaphore.async_try_acquire(permits, wait, lease, std::move(stop), std::move(done));
+        });
+}
+
+/// Returns the permit (every permit listed, or none); NotOwnerError if it is
+/// not held. Completion: void(std::exception_ptr).
 template <class Token>
 auto async_release(PermitExpirableSemaphore& semaphore, std::string permit_id, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, false,
-        [&semaphore, permit_id = std::move(permit_id)](std::stop_token, Completion<> done) mutable {
-            semaphore.async_release(std::move(permit_id), std::move(done));
-        },
-        asio_detail::finish_done);
+    return asio_detail::releasing(token, [&semaphore, permit_id = std::move(permit_id)](std::stop_token,
+                                                                                   Completion<> done) mutable {
+        semaphore.async_release(std::move(permit_id), std::move(done));
+    });
+}
+template <class Token>
+auto async_release(PermitExpirableSemaphore& semaphore, std::vector<std::string> permit_ids, Token&& token) {
+    return asio_detail::releasing(token, [&semaphore, permit_ids = std::move(permit_ids)](std::stop_token,
+                                                                                     Completion<> done) mutable {
+        semaphore.async_release(std::move(permit_ids), std::move(done));
+    });
 }
 
-/// Waits as long as it takes for the latch to open. Completion: void(std::exception_ptr).
+/// As async_release, with false in place of NotOwnerError. Completion: void(std::exception_ptr, bool released).
+template <class Token>
+auto async_try_release(PermitExpirableSemaphore& semaphore, std::string permit_id, Token&& token) {
+    return asio_detail::releasing<bool>(token, [&semaphore, permit_id = std::move(permit_id)](
+                                                 std::stop_token, Completion<bool> done) mutable {
+        semaphore.async_try_release(std::move(permit_id), std::move(done));
+    });
+}
+template <class Token>
+auto async_try_release(PermitExpirableSemaphore& semaphore, std::vector<std::string> permit_ids, Token&& token) {
+    return asio_detail::releasing<bool>(token, [&semaphore, permit_ids = std::move(permit_ids)](
+                                                 std::stop_token, Completion<bool> done) mutable {
+        semaphore.async_try_release(std::move(permit_ids), std::move(done));
+    });
+}
+
+// ---- CountDownLatch ----
+
+/// Waits as long as it takes for the latch to open. Completion:
+/// void(std::exception_ptr, bool opened), false only when cancelled.
 template <class Token>
 auto async_await(CountDownLatch& latch, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, true,
-        [&latch](std::stop_token stop, Completion<bool> done) { latch.async_await(std::move(stop), std::move(done)); },
-        asio_detail::finish_taken);
+    return asio_detail::waiting<bool>(
+        token, [&latch](std::stop_token stop, Completion<bool> done) { latch.async_await(std::move(stop), std::move(done)); });
 }
 
 /// Waits up to `wait`. Completion: void(std::exception_ptr, bool opened).
 template <class Token>
 auto async_await_for(CountDownLatch& latch, CountDownLatch::Duration wait, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr, bool)>(
-        token, true,
-        [&latch, wait](std::stop_token stop, Completion<bool> done) {
-            latch.async_await_for(wait, std::move(stop), std::move(done));
-        },
-        asio_detail::finish_whether);
+    return asio_detail::waiting<bool>(token, [&latch, wait](std::stop_token stop, Completion<bool> done) {
+        latch.async_await_for(wait, std::move(stop), std::move(done));
+    });
 }
 
-/// Completion: void(std::exception_ptr). Not cancellable.
+/// Completion: void(std::exception_ptr).
 template <class Token>
 auto async_count_down(CountDownLatch& latch, Token&& token) {
-    return asio_detail::initiate<void(std::exception_ptr)>(
-        token, false, [&latch](std::stop_token, Completion<> done) { latch.async_count_down(std::move(done)); },
-        asio_detail::finish_done);
+    return asio_detail::releasing(
+        token, [&latch](std::stop_token, Completion<> done) { latch.async_count_down(std::move(done)); });
 }
 
 }  // namespace holdfast

@@ -75,12 +75,19 @@ public:
     bool await_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
         return await_ms(detail::ms_until(deadline), {});
     }
+    /// Waits until `deadline`, or until `stop` is requested (false).
+    template <class Clock, class ClockDuration>
+    bool await_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::stop_token stop) {
+        return await_ms(detail::ms_until(deadline), std::move(stop));
+    }
 
     /// Async forms; the future completes on the client's event loop thread and
     /// throws what the blocking forms throw.
     std::future<bool> async_await(std::stop_token stop = {});
     std::future<bool> async_await_for(Duration wait, std::stop_token stop = {});
     std::future<void> async_count_down();
+    std::future<std::int64_t> async_count() const;
+    std::future<bool> async_try_set_count(std::int64_t count);
 
     /// Callback forms (docs/async.md): `done` runs once on the client's loop
     /// thread, with whether the latch opened (false: the wait passed, or
@@ -88,6 +95,9 @@ public:
     void async_await_for(Duration wait, std::stop_token stop, Completion<bool> done);
     void async_await(std::stop_token stop, Completion<bool> done);
     void async_count_down(Completion<> done);
+    /// count() and try_set_count(), not blocking.
+    void async_count(Completion<std::int64_t> done) const;
+    void async_try_set_count(std::int64_t count, Completion<bool> done);
 
 private:
     bool await_ms(Duration wait, std::stop_token stop);

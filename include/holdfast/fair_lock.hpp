@@ -24,6 +24,14 @@ namespace holdfast {
 ///
 /// try_lock() never joins the queue. A waiter that gives up leaves it, and
 /// the waiters behind it move up.
+///
+/// Thread safety: a FairLock may be shared by threads: it holds only the
+/// name, its dead-waiter timeout and a reference to its Client, which must
+/// outlive it. Each thread is its own owner (Client::current_owner()), so
+/// each waiting thread has its own place in the queue and its own channel, and
+/// threads of one process are granted the lock in the order they asked, as
+/// other processes' waiters are; the async_ members queue the owner id they
+/// are given.
 class HOLDFAST_EXPORT FairLock : public Lock {
 public:
     /// `dead_waiter_timeout` > 0: how long after its last sign of life a

@@ -25,7 +25,8 @@ struct LockAccess;
 
 /// The timed tries of the TimedLockable requirements, for Lock and LockGroup
 /// alike: durations of any unit and deadlines on any clock, handed to
-/// Derived::try_lock_for_ms(wait, lease) in whole milliseconds.
+/// Derived::try_lock_for_ms(wait, lease, stop) in whole milliseconds. Every
+/// form also comes with a lease, and with a std::stop_token.
 template <class Derived>
 class TimedTries {
 public:
@@ -60,6 +61,24 @@ public:
     bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
         return self().try_lock_for_ms(ms_until(deadline), std::nullopt, {});
     }
+    /// Waits until `deadline`, or until `stop` is requested: then false, and
+    /// nothing taken is left held.
+    template <class Clock, class ClockDuration>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::stop_token stop) {
+        return self().try_lock_for_ms(ms_until(deadline), std::nullopt, std::move(stop));
+    }
+    /// Waits until `deadline`; held for `lease`, not renewed.
+    template <class Clock, class ClockDuration, class LeaseRep, class LeasePeriod>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline,
+                        const std::chrono::duration<LeaseRep, LeasePeriod>& lease) {
+        return self().try_lock_for_ms(ms_until(deadline), to_ms(lease), {});
+    }
+    /// Waits until `deadline`, or until `stop` is requested; held for `lease`, not renewed.
+    template <class Clock, class ClockDuration, class LeaseRep, class LeasePeriod>
+    bool try_lock_until(const std::chrono::time_point<Clock, ClockDuration>& deadline,
+                        const std::chrono::duration<LeaseRep, LeasePeriod>& lease, std::stop_token stop) {
+        return self().try_lock_for_ms(ms_until(deadline), to_ms(lease), std::move(stop));
+    }
 
 private:
     Derived& self() { return static_cast<Derived&>(*this); }
@@ -77,14 +96,15 @@ private:
 /// Either way the holder is told (lease_lost_token()) just before a lease it
 /// could not renew ends.
 ///
-/// Releasing: unlock() never throws (BasicLockable), so std::lock_guard and
-/// std::scoped_lock are safe whatever happens to the hold. An unlock that
-/// does not release (not held, lost, refused by the server, no reply) is
-/// reported instead: an Event::Kind::release_failed, the release_failures
-/// metric, and the lease-lost token of a hold the owner still believed in.
-/// release() is the checked form for callers who must know: it throws what
-/// went wrong. Either way a release that was tried ends the hold's renewal,
-/// unless the owner still holds the lock reentrantly.
+/// Releasing, as every primitive releases (docs/design.md, "Releasing"):
+/// release() is the checked release, which throws what went wrong, and
+/// async_release() its async form. unlock() is the Lockable face: it never
+/// throws, so std::lock_guard and std::scoped_lock are safe whatever happens
+/// to the hold. An unlock that does not release (not held, lost, refused by
+/// the server, no reply) is reported instead: an Event::Kind::release_failed,
+/// the release_failures metric, and the lease-lost token of a hold the owner
+/// still believed in. Either way a release that was tried ends the hold's
+/// renewal, unless the owner still holds the lock reentrantly.
 ///
 /// Waiting: a refused caller subscribes to the lock's channel (one
 /// subscription per channel per client, shared by all its waiters), tries
@@ -144,7 +164,7 @@ public:
     }
     /// Takes the lock if it is free (or already ours); never waits.
     bool try_lock();
-    // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
+    // try_lock_for(wait[, lease][, stop]), try_lock_until(deadline[, lease][, stop]): see detail::TimedTries.
     /// Releases one hold of the calling thread. Never throws, but
     /// std::logic_error on the client's event loop thread (a blocking call
     /// there would wait for itself); a release that fails is reported (see
@@ -211,8 +231,8 @@ public:
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<bool> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt,
                                  std::stop_token stop = {});
-    /// Completes with release()'s outcome: the error it would throw, or none.
-    std::future<void> async_unlock(std::string owner);
+    /// release() for `owner`: completes with the error it would throw, or none.
+    std::future<void> async_release(std::string owner);
     /// extend_lease() for `owner`.
     std::future<bool> async_extend_lease(std::string owner, Duration lease);
     /// The queries and force_unlock(), not blocking.
@@ -231,7 +251,7 @@ public:
     void async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
                         Completion<bool> done);
     void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
-    void async_unlock(std::string owner, Completion<> done);
+    void async_release(std::string owner, Completion<> done);
     void async_extend_lease(std::string owner, Duration lease, Completion<bool> done);
     void async_force_unlock(Completion<bool> done);
     void async_is_locked(Completion<bool> done) const;

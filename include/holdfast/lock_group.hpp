@@ -73,14 +73,24 @@ public:
     }
     /// Takes the group if it can at once; never waits.
     bool try_lock();
-    // try_lock_for(wait[, lease | stop]), try_lock_until(deadline): see detail::TimedTries.
+    // try_lock_for(wait[, lease][, stop]), try_lock_until(deadline[, lease][, stop]): see detail::TimedTries.
     /// Releases the calling thread's hold. Never throws (but std::logic_error
     /// on a member's event loop thread), as Lock::unlock(): each member whose
     /// release fails reports it (Event::Kind::release_failed, the metric, its
     /// lease-lost token), and no member stays renewed.
     void unlock();
-    /// unlock(), checked: throws what went wrong, as documented by the subclass.
+    /// unlock(), checked: throws what went wrong, as documented by the subclass
+    /// (the family's rule: docs/design.md, "Releasing").
     void release();
+
+    /// Whether the calling thread holds the group, by the servers' word: as
+    /// many of its locks held by the thread's owner id on each as the group
+    /// needs (MultiLock: every one; RedLock: a quorum). A server that cannot
+    /// answer counts as neither: the call throws its error only when the
+    /// answers that came cannot decide.
+    bool is_held_by_current_thread() const;
+    /// As is_held_by_current_thread(), for `owner` (an id from Client::new_owner()).
+    bool is_held_by(const std::string& owner) const;
 
     /// Requested when the calling thread's watchdog-renewed hold is lost; no
     /// stop state when it holds none.
@@ -95,14 +105,16 @@ public:
                                      std::optional<Duration> lease = std::nullopt, std::stop_token stop = {});
     std::future<bool> async_lock(std::string owner, std::optional<Duration> lease = std::nullopt,
                                  std::stop_token stop = {});
-    std::future<void> async_unlock(std::string owner);
+    std::future<void> async_release(std::string owner);
+    std::future<bool> async_is_held_by(std::string owner) const;
 
     /// Callback forms, as Lock's (docs/async.md): `done` runs once on a
     /// client's loop thread; a stop leaves no member held.
     void async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease, std::stop_token stop,
                         Completion<bool> done);
     void async_lock(std::string owner, std::optional<Duration> lease, std::stop_token stop, Completion<bool> done);
-    void async_unlock(std::string owner, Completion<> done);
+    void async_release(std::string owner, Completion<> done);
+    void async_is_held_by(std::string owner, Completion<bool> done) const;
 
 protected:
     /// Throws std::invalid_argument naming the problem: no locks, or one lock
@@ -120,6 +132,9 @@ protected:
                          std::stop_token stop, Acquired done) = 0;
     virtual void start_release(Owners owners, Released done) = 0;
     virtual std::stop_token lost(const Owners& owners) const = 0;
+    /// How many of its locks an owner must hold for the group to be held: by
+    /// default every one (MultiLock).
+    virtual std::size_t holds_needed() const { return locks_.size(); }
 
     /// "multi-lock 'a', 'b'": how errors name the group.
     const std::string& description() const { return description_; }
@@ -139,6 +154,8 @@ private:
 
     bool try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::stop_token stop);
     bool acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease, std::stop_token stop = {});
+    /// Asks every lock whether its owner in `owners` holds it; `done` judges by holds_needed().
+    void ask_held(Owners owners, Completion<bool> done) const;
 
     std::vector<std::reference_wrapper<Lock>> locks_;
     std::string description_;

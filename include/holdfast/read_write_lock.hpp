@@ -21,9 +21,11 @@ namespace holdfast {
 ///    write side, lock the read side, unlock the write side).
 ///
 /// Upgrading is refused: asking for the write lock while holding the read lock
-/// (the calling thread, or the explicit owner) throws std::system_error with
-/// std::errc::resource_deadlock_would_occur, naming the lock and the owner, as
-/// std::mutex does for a lock that would wait for itself. It never waits.
+/// (the calling thread, or the explicit owner) throws DeadlockError, naming the
+/// lock and the owner, at once instead of waiting for itself. DeadlockError is
+/// a holdfast::Error, not a std::system_error; its code() (errc::deadlock)
+/// compares equal to std::errc::resource_deadlock_would_occur, the code
+/// std::mutex gives a lock that would wait for itself.
 ///
 /// Waking: a read unlock that frees the lock wakes one waiter per client (the
 /// waiters then are writers); a write unlock wakes every waiter, so all waiting
@@ -33,9 +35,12 @@ namespace holdfast {
 /// read-held, so a steady stream of readers can keep a writer waiting (as in
 /// Redisson).
 ///
-/// Thread safety: as Lock. A ReadWriteLock is a cheap handle (a name and a
-/// reference to its Client, which must outlive it); the Locks it returns live
-/// as long as it does.
+/// Thread safety: a ReadWriteLock may be shared by threads: it is a cheap
+/// handle (a name and a reference to its Client, which must outlive it), and
+/// its two sides are Locks, each shareable as a Lock is, living as long as it
+/// does. Each thread is its own owner (Client::current_owner()) on both sides:
+/// threads of one process share the read side and exclude each other on the
+/// write side, and a thread's write hold lets it read (the downgrade).
 class HOLDFAST_EXPORT ReadWriteLock {
 public:
     /// Throws std::invalid_argument for an empty name.

@@ -73,6 +73,8 @@ protected:
                  Acquired done) override;
     void start_release(Owners owners, Released done) override;
     std::stop_token lost(const Owners& owners) const override;
+    /// A quorum: is_held_by() asks the servers, not validity().
+    std::size_t holds_needed() const override { return quorum(); }
 
 private:
     std::shared_ptr<detail::RedLockState> state_;

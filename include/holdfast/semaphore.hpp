@@ -57,18 +57,32 @@ public:
 
     /// Sets the count to `permits` (>= 0) if no count exists; true if it did.
     bool try_set_permits(std::int64_t permits);
+    /// As try_set_permits(permits), the count then expiring `ttl` (> 0, any
+    /// unit rounded up to ms) after it was set: the semaphore, permits taken
+    /// or not, is gone with it (Redisson's trySetPermits(permits, ttl)).
+    template <class Rep, class Period>
+    bool try_set_permits(std::int64_t permits, const std::chrono::duration<Rep, Period>& ttl) {
+        return try_set_permits_ms(permits, detail::to_ms(ttl));
+    }
 
     /// Waits as long as it takes for `permits` free permits, and takes them.
     /// 0 permits returns at once.
     void acquire(std::int64_t permits = 1);
     /// As acquire(), until `stop` is requested: then false, nothing taken.
     bool acquire(std::int64_t permits, std::stop_token stop);
+    /// One permit, until `stop` is requested.
+    bool acquire(std::stop_token stop) { return acquire(1, std::move(stop)); }
     /// Takes `permits` if that many are free; never waits.
     bool try_acquire(std::int64_t permits = 1);
     /// Waits up to `wait` (a duration of any unit, rounded up to ms) for one permit.
     template <class Rep, class Period>
     bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait) {
         return try_acquire_ms(1, detail::to_ms(wait), {});
+    }
+    /// Waits up to `wait` for one permit, or until `stop` is requested (false, nothing taken).
+    template <class Rep, class Period>
+    bool try_acquire_for(const std::chrono::duration<Rep, Period>& wait, std::stop_token stop) {
+        return try_acquire_ms(1, detail::to_ms(wait), std::move(stop));
     }
     /// Waits up to `wait` for `permits`, or until `stop` is requested (false, nothing taken).
     template <class Rep, class Period>
@@ -82,14 +96,27 @@ public:
     bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline) {
         return try_acquire_ms(1, detail::ms_until(deadline), {});
     }
-    /// Waits until `deadline` for `permits`.
+    /// Waits until `deadline` for one permit, or until `stop` is requested.
     template <class Clock, class ClockDuration>
-    bool try_acquire_until(std::int64_t permits, const std::chrono::time_point<Clock, ClockDuration>& deadline) {
-        return try_acquire_ms(permits, detail::ms_until(deadline), {});
+    bool try_acquire_until(const std::chrono::time_point<Clock, ClockDuration>& deadline, std::stop_token stop) {
+        return try_acquire_ms(1, detail::ms_until(deadline), std::move(stop));
+    }
+    /// Waits until `deadline` for `permits`, or until `stop` is requested.
+    template <class Clock, class ClockDuration>
+    bool try_acquire_until(std::int64_t permits, const std::chrono::time_point<Clock, ClockDuration>& deadline,
+                           std::stop_token stop = {}) {
+        return try_acquire_ms(permits, detail::ms_until(deadline), std::move(stop));
     }
 
-    /// Adds `permits` (>= 0) to the count and wakes waiters. Anyone may release.
+    /// Adds `permits` (>= 0) to the count and wakes waiters. Anyone may
+    /// release: permits have no owner, so a release never finds nothing held
+    /// and has no quiet form (docs/design.md, "Releasing"); it throws what
+    /// the server refused, or ConnectionError.
     void release(std::int64_t permits = 1);
+    /// release(), only if the semaphore has a count: false, nothing changed,
+    /// when it has none (never set, drained by its TTL, deleted), where
+    /// release() would make one. Redisson's releaseIfExists. 0 permits: false.
+    bool release_if_exists(std::int64_t permits = 1);
     /// Adds `delta` to the count; a negative delta takes permits away (the
     /// count may go below 0, and then nobody acquires until it is back above).
     void add_permits(std::int64_t delta);
@@ -106,12 +133,23 @@ public:
                                         std::stop_token stop = {});
     std::future<bool> async_acquire(std::int64_t permits = 1, std::stop_token stop = {});
     std::future<void> async_release(std::int64_t permits = 1);
+    std::future<bool> async_release_if_exists(std::int64_t permits = 1);
+    /// The others, not blocking: a nullopt `ttl` sets a count that never expires.
+    std::future<bool> async_try_set_permits(std::int64_t permits, std::optional<Duration> ttl = std::nullopt);
+    std::future<void> async_add_permits(std::int64_t delta);
+    std::future<std::int64_t> async_drain_permits();
+    std::future<std::int64_t> async_available_permits() const;
 
     /// Callback forms (docs/async.md): `done` runs once on the client's loop
     /// thread, with whether the permits were taken; a stop leaves none taken.
     void async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done);
     void async_acquire(std::int64_t permits, std::stop_token stop, Completion<bool> done);
     void async_release(std::int64_t permits, Completion<> done);
+    void async_release_if_exists(std::int64_t permits, Completion<bool> done);
+    void async_try_set_permits(std::int64_t permits, std::optional<Duration> ttl, Completion<bool> done);
+    void async_add_permits(std::int64_t delta, Completion<> done);
+    void async_drain_permits(Completion<std::int64_t> done);
+    void async_available_permits(Completion<std::int64_t> done) const;
 
 private:
     friend class PermitExpirableSemaphore;
@@ -120,9 +158,14 @@ private:
     /// `noun` names the primitive in errors ("semaphore").
     Semaphore(Client& client, std::string name, std::string_view noun);
     bool try_acquire_ms(std::int64_t permits, Duration wait, std::stop_token stop);
+    bool try_set_permits_ms(std::int64_t permits, Duration ttl);
     /// Validates, then acquires; nullopt wait: as long as it takes.
     void start_acquire(std::int64_t permits, std::optional<Duration> wait, std::stop_token stop, Done done);
-    void start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done);
+    /// release() (`if_exists`: release_if_exists()), validated.
+    void release_counted(std::int64_t permits, bool if_exists, Completion<bool> done);
+    /// Adds `delta`; `if_exists`: only to a count that exists. `done` gets
+    /// whether it added (false: no count, with `if_exists`).
+    void start_release(std::int64_t delta, bool if_exists, std::string what, Completion<bool> done);
 
     Client* client_;
     std::string name_;

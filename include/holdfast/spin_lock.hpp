@@ -14,6 +14,12 @@ namespace holdfast {
 ///
 /// A Java RSpinLock on the same name shares the lock. A Lock (RLock) on the
 /// same name excludes it too, but its waiters are not woken by a spin unlock.
+///
+/// Thread safety: a SpinLock may be shared by threads: it holds only the name
+/// and a reference to its Client, which must outlive it. Each thread is its
+/// own owner (Client::current_owner()), so threads of one process exclude each
+/// other, and each waiting thread backs off on its own timer (on the client's
+/// loop thread, never a thread per waiter); none is woken by another's unlock.
 class HOLDFAST_EXPORT SpinLock : public Lock {
 public:
     SpinLock(Client& client, std::string name);

@@ -7,7 +7,11 @@
 -- ARGV[1] owner, ARGV[2] queue budget ms, ARGV[3] publish command, ARGV[4]
 -- channel prefix (no key, as in lock/release.lua). Reply 1 if the owner was queued, else 0.
 -- allow-oom: leaving must work on a full server too. The PUBLISH comes
--- before any write, so a refused one changes nothing.
+-- before any write, so a refused one changes nothing, and every call after
+-- the first write or publish is checked before it (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
+local doing = 'leaving the fair lock queue'
 local queue = redis.call('lrange', KEYS[2], 0, -1)
 local at = nil
 for i, waiter in ipairs(queue) do
@@ -17,11 +21,27 @@ for i, waiter in ipairs(queue) do
     end
 end
 if at == nil then
+    local refused = refused_call({{'hdel', KEYS[4], ARGV[1]}}, doing)
+    if refused then
+        return refused
+    end
     redis.call('zrem', KEYS[3], ARGV[1])
     redis.call('hdel', KEYS[4], ARGV[1])
     return 0
 end
-if at == 1 and #queue > 1 and redis.call('exists', KEYS[1]) == 0 then
+local wakes = at == 1 and #queue > 1 and redis.call('exists', KEYS[1]) == 0
+local calls = wakes and {{ARGV[3], ARGV[4] .. ':' .. queue[2], '0'}} or {}
+if at < #queue then
+    calls[#calls + 1] = {'zincrby', KEYS[3], -tonumber(ARGV[2]), queue[at + 1]}
+end
+calls[#calls + 1] = {'zrem', KEYS[3], ARGV[1]}
+calls[#calls + 1] = {'lrem', KEYS[2], 0, ARGV[1]}
+calls[#calls + 1] = {'hdel', KEYS[4], ARGV[1]}
+local refused = refused_call(calls, doing, 2)
+if refused then
+    return refused
+end
+if wakes then
     redis.call(ARGV[3], ARGV[4] .. ':' .. queue[2], '0')
 end
 for i = at + 1, #queue do

@@ -13,6 +13,7 @@
 -- masters' clocks differ by less than a failover takes (docs/design.md).
 -- Lua numbers are doubles: tokens count exactly up to 2^53 (year 2255 in
 -- microseconds), as RFencedLock's INCR through Lua does.
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'del', KEYS[1]}, {ARGV[4], ARGV[3], '0'}},
     'releasing the lock')
@@ -20,6 +21,13 @@ if refused then
     return refused
 end
 if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    -- The token is written first: the lock's two calls are checked before it
+    -- (checked_calls.lua.part), so a refusal leaves no token spent.
+    if not redis.acl_check_cmd('hincrby', KEYS[1], ARGV[2], 1) then
+        return refusal('hincrby', KEYS[1], 'taking the lock')
+    elseif not redis.acl_check_cmd('pexpire', KEYS[1], ARGV[1]) then
+        return refusal('pexpire', KEYS[1], 'taking the lock')
+    end
     local time = redis.call('time')
     local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
     local counter = tonumber(redis.call('get', KEYS[2]) or '0')

@@ -109,22 +109,19 @@ std::future<std::optional<std::int64_t>> FencedLock::async_lock_and_get_token(st
     });
 }
 
+void FencedLock::async_token(Completion<std::int64_t> done) const {
+    detail::ask_count(LockAccess::core(*this).transport, token_key(name()), "read the fencing token of",
+                      "fencing token counter",
+                      detail::contained(LockAccess::core(*this), "fenced lock", name(), std::move(done)));
+}
+
 std::int64_t FencedLock::token() const {
-    const std::string key = token_key(name());
-    auto& transport = LockAccess::core(*this).transport;
-    detail::refuse_loop_thread(transport);  // it would wait for its own reply
-    detail::BlockingResult<std::int64_t> result;
-    transport.execute(key, {"GET", key}, [&result, &transport, key](detail::Failure error, detail::Reply reply) {
-        if (!error && reply.is_error())
-            error = detail::Failure::server(std::string(reply.code()), "holdfast: reading fencing token '" + key +
-                                                                           "' failed on " +
-                                                                           transport.config().server_name() + ": " +
-                                                                           reply.str);
-        const auto value = error ? std::optional<std::int64_t>(0) : detail::count_in(reply);
-        if (!value) error = detail::not_a_count(transport, reply, key, "fencing token counter");
-        result.set(std::move(error), value.value_or(0));
-    });
-    return result.get();
+    return detail::block<std::int64_t>(LockAccess::core(*this).transport,
+                                       [&](Completion<std::int64_t> done) { async_token(std::move(done)); });
+}
+
+std::future<std::int64_t> FencedLock::async_token() const {
+    return detail::future_of<std::int64_t>([&](Completion<std::int64_t> done) { async_token(std::move(done)); });
 }
 
 }  // namespace holdfast

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "group/fan_out.hpp"
+#include "group/members.hpp"
 #include "hold/contained.hpp"
 #include "lock/access.hpp"
 #include "primitive/arguments.hpp"
@@ -127,10 +129,58 @@ void LockGroup::async_lock(std::string owner, std::optional<Duration> lease, std
     acquire(same_owner(owner), std::nullopt, lease, std::move(stop), contained(locks_, description_, std::move(done)));
 }
 
-void LockGroup::async_unlock(std::string owner, Completion<> done) {
+void LockGroup::async_release(std::string owner, Completion<> done) {
     start_release(same_owner(owner), contained(locks_, description_, std::move(done)));
 }
 
+
+// Each lock's hold count for its owner, all asked at once. Held once enough
+// say so; not held once too many say not (or cannot answer) for the rest to
+// make it; otherwise the first error, since the answers cannot decide.
+void LockGroup::ask_held(Owners owners, Completion<bool> done) const {
+    struct Answer {
+        std::exception_ptr error;
+        bool held = false;
+    };
+    const std::size_t n = locks_.size(), needed = holds_needed();
+    const auto held = [](const Answer& a) { return !a.error && a.held; };
+    detail::fan_out<Answer>(
+        n, detail::every_member(n),
+        [this, owners = std::move(owners)](std::size_t i, std::function<void(Answer)> report) {
+            locks_[i].get().async_hold_count(owners[i], [report](std::exception_ptr error, std::int64_t count) {
+                report({std::move(error), count > 0});
+            });
+        },
+        [n, needed, held](const detail::Tally<Answer>& tally) {
+            return tally.count(held) >= needed || n - tally.count([&](const Answer& a) { return !held(a); }) < needed;
+        },
+        [needed, held, done = std::move(done)](detail::Tally<Answer> tally) {
+            const std::size_t yes = tally.count(held), no = tally.count([](const Answer& a) { return !a.error && !a.held; });
+            if (yes >= needed) return done(nullptr, true);
+            if (tally.outcomes.size() - no < needed) return done(nullptr, false);
+            for (const auto& answer : tally.outcomes)
+                if (answer && answer->error) return done(answer->error, false);
+            done(nullptr, false);
+        });
+}
+
+void LockGroup::async_is_held_by(std::string owner, Completion<bool> done) const {
+    ask_held(same_owner(owner), contained(locks_, description_, std::move(done)));
+}
+
+std::future<bool> LockGroup::async_is_held_by(std::string owner) const {
+    return detail::future_of<bool>([&](Completion<bool> done) { async_is_held_by(std::move(owner), std::move(done)); });
+}
+
+bool LockGroup::is_held_by(const std::string& owner) const {
+    return detail::block<bool>(blocking_transport(), [&](Completion<bool> done) { async_is_held_by(owner, std::move(done)); });
+}
+
+bool LockGroup::is_held_by_current_thread() const {
+    return detail::block<bool>(blocking_transport(), [&](Completion<bool> done) {
+        ask_held(current_owners(), contained(locks_, description_, std::move(done)));
+    });
+}
 
 std::future<bool> LockGroup::async_try_lock(std::string owner, Duration wait, std::optional<Duration> lease,
                                             std::stop_token stop) {
@@ -143,8 +193,8 @@ std::future<bool> LockGroup::async_lock(std::string owner, std::optional<Duratio
         [&](Completion<bool> done) { async_lock(std::move(owner), lease, std::move(stop), std::move(done)); });
 }
 
-std::future<void> LockGroup::async_unlock(std::string owner) {
-    return detail::future_of<void>([&](Completion<> done) { async_unlock(std::move(owner), std::move(done)); });
+std::future<void> LockGroup::async_release(std::string owner) {
+    return detail::future_of<void>([&](Completion<> done) { async_release(std::move(owner), std::move(done)); });
 }
 
 }  // namespace holdfast

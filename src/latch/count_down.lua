@@ -6,7 +6,9 @@
 -- `0`, which wakes every waiter. Reply: the new count.
 -- allow-oom: counting down must work on a full server (maxmemory, noeviction).
 -- Publish before any write: a user whose ACL refuses the channel gets the
--- error with the count unchanged (waiters see the message after the script).
+-- error with the count unchanged (waiters see the message after the script);
+-- the DEL after the publish is checked before it (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'counting down')
 if refused then
@@ -21,6 +23,9 @@ if before > 1 then
     return redis.call('decr', KEYS[1])
 end
 if before == 1 then
+    if not redis.acl_check_cmd('del', KEYS[1]) then
+        return refusal('del', KEYS[1], 'counting down')
+    end
     redis.call(ARGV[2], ARGV[3], ARGV[1])
 end
 redis.call('del', KEYS[1])

@@ -39,18 +39,30 @@ CountDownLatch::CountDownLatch(Client& client, std::string name) : client_(&clie
     name_ = detail::mapped_name(client.config().key_prefix, std::move(name_));
 }
 
-bool CountDownLatch::try_set_count(std::int64_t count) {
+void CountDownLatch::async_try_set_count(std::int64_t count, Completion<bool> done) {
     if (count <= 0)
         throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name_ + "': count must be > 0, got " +
                                     std::to_string(count));
     auto& core = detail::core_of(*client_);
-    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_},
-                               {std::string(new_count_message), std::to_string(count),
-                                std::string(core.transport.publish_command(name_, latch_channel(name_))), latch_channel(name_)},
-                               name_, "set the count of " + std::string(noun), std::move(done), noun);
-    });
-    return reply.integer == 1;
+    detail::eval_reporting(core.transport, scripts::latch_try_set_count, {name_},
+                           {std::string(new_count_message), std::to_string(count),
+                            std::string(core.transport.publish_command(name_, latch_channel(name_))),
+                            latch_channel(name_)},
+                           name_, "set the count of " + std::string(noun),
+                           [done = detail::contained(core, noun, name_, std::move(done))](detail::Failure error,
+                                                                                          Reply reply) {
+                               done(std::move(error), !error && reply.integer == 1);
+                           },
+                           noun);
+}
+
+bool CountDownLatch::try_set_count(std::int64_t count) {
+    return detail::block<bool>(detail::core_of(*client_).transport,
+                               [&](Completion<bool> done) { async_try_set_count(count, std::move(done)); });
+}
+
+std::future<bool> CountDownLatch::async_try_set_count(std::int64_t count) {
+    return detail::future_of<bool>([&](Completion<bool> done) { async_try_set_count(count, std::move(done)); });
 }
 
 void CountDownLatch::start_count_down(std::function<void(std::exception_ptr)> done) {
@@ -73,10 +85,23 @@ void CountDownLatch::count_down() {
     });
 }
 
+// An open latch has no key; a count at or below 0 reads as open too.
+void CountDownLatch::async_count(Completion<std::int64_t> done) const {
+    auto& core = detail::core_of(*client_);
+    detail::ask_count(core.transport, name_, "query " + std::string(noun), noun,
+                      [done = detail::contained(core, noun, name_, std::move(done))](detail::Failure error,
+                                                                                     std::int64_t count) {
+                          done(std::move(error), std::max<std::int64_t>(0, count));
+                      });
+}
+
 std::int64_t CountDownLatch::count() const {
-    auto& transport = detail::core_of(*client_).transport;
-    const Reply reply = detail::query(transport, name_, "query " + std::string(noun), {"GET", name_}, noun);
-    return std::max<std::int64_t>(0, detail::stored_count(transport, reply, name_, noun));
+    return detail::block<std::int64_t>(detail::core_of(*client_).transport,
+                                       [&](Completion<std::int64_t> done) { async_count(std::move(done)); });
+}
+
+std::future<std::int64_t> CountDownLatch::async_count() const {
+    return detail::future_of<std::int64_t>([&](Completion<std::int64_t> done) { async_count(std::move(done)); });
 }
 
 // Awaiting is acquiring "the latch is open": each attempt reads the count.

@@ -4,7 +4,9 @@
 -- Reply 1: set, and `1` published; 0: the latch has a count already.
 -- A key of another type, or a string that is no count, is refused (WRONGTYPE)
 -- as by count_down.lua, not taken for an existing count.
--- Publish before the SET: a refused PUBLISH (ACL) sets nothing.
+-- Publish before the SET, checked before it (checked_calls.lua.part): a
+-- refused PUBLISH or SET (ACL) sets nothing.
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[3], ARGV[4], ARGV[1]}}, 'setting the count')
 if refused then
@@ -16,6 +18,9 @@ if count then
         return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
     end
     return 0
+end
+if not redis.acl_check_cmd('set', KEYS[1], ARGV[2]) then
+    return refusal('set', KEYS[1], 'setting the count')
 end
 redis.call(ARGV[3], ARGV[4], ARGV[1])
 redis.call('set', KEYS[1], ARGV[2])

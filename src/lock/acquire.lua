@@ -9,7 +9,10 @@
 -- cluster, where the lock's slot may migrate.
 -- Reply nil when taken (or re-entered), else ms to wait: the holder's
 -- remaining PTTL, or what is left of a promise to another waiter; a NOPERM
--- error, nothing taken, when the user could not release it.
+-- error, nothing taken, when the user could not release it, or could not
+-- set the lock's expiry (checked before the HINCRBY: refused after it, the
+-- hash would stay without one).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[6] or '', ARGV[7] or '', ARGV[8] == '1'
 -- include: handoff.lua.part
@@ -18,6 +21,15 @@ local refused = checks_rights and refused_right({{'hget', KEYS[1], ARGV[2]}, {'d
 if refused then
     return refused
 end
+-- Takes or re-enters the lock: nil, or the refusal, with nothing written.
+local function take()
+    if not redis.acl_check_cmd('pexpire', KEYS[1], ARGV[1]) then
+        return refusal('pexpire', KEYS[1], 'taking the lock')
+    end
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return nil
+end
 local waiter = targeted and ARGV[5] or ''
 if waiter ~= '' then
     -- A listed waiter, most often the one a release just named: the promise
@@ -25,8 +37,10 @@ if waiter ~= '' then
     local promised = side('get', promise_key)  -- false: none; nil: unreadable, as none
     local free = redis.call('exists', KEYS[1]) == 0
     if free and (not promised or promised == waiter) or not free and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
+        local not_taken = take()
+        if not_taken then
+            return not_taken
+        end
         if free and promised then
             side('del', promise_key)  -- the release that named it took it off the list
         else
@@ -56,9 +70,7 @@ if not present then
 end
 -- Free and promised to no one, or re-entered.
 if present == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    return nil
+    return take()
 end
 -- One of the two is there: a promise of the free lock, when GET finds it.
 if targeted and present == 1 then
@@ -68,9 +80,7 @@ if targeted and present == 1 then
     end
     -- Unreadable: as if there were none.
     if promised == nil and redis.call('exists', KEYS[1]) == 0 then
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
-        return nil
+        return take()
     end
 end
 return redis.call('pttl', KEYS[1])

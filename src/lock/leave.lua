@@ -7,6 +7,7 @@
 -- channel, ARGV[4] promise ms, ARGV[5] waiters, ARGV[6] promise, ARGV[7] '1'
 -- on a cluster, where the lock's slot may migrate.
 -- Reply 1 when a promise was passed on, else 0.
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[5] or '', ARGV[6] or '', ARGV[7] == '1'
 -- include: handoff.lua.part

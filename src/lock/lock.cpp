@@ -185,7 +185,7 @@ void Lock::async_lock(std::string owner, std::optional<Duration> lease, std::sto
         LockAccess::Watch::watchdog, std::move(stop));
 }
 
-void Lock::async_unlock(std::string owner, Completion<> done) {
+void Lock::async_release(std::string owner, Completion<> done) {
     LockAccess::release(*this, std::move(owner), std::move(done));
 }
 
@@ -200,8 +200,8 @@ std::future<bool> Lock::async_lock(std::string owner, std::optional<Duration> le
         [&](Completion<bool> done) { async_lock(std::move(owner), lease, std::move(stop), std::move(done)); });
 }
 
-std::future<void> Lock::async_unlock(std::string owner) {
-    return detail::future_of<void>([&](Completion<> done) { async_unlock(std::move(owner), std::move(done)); });
+std::future<void> Lock::async_release(std::string owner) {
+    return detail::future_of<void>([&](Completion<> done) { async_release(std::move(owner), std::move(done)); });
 }
 
 // The kind's renew script, as a renewal: only the owner's hold, its TTL then

@@ -12,7 +12,9 @@
 -- Reply nil: not the owner; 0: still held (count > 0); 1: released and published.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Rights checked, then the publish, before any write: a refused call leaves
--- the lock unchanged (waiters see the message after the script).
+-- the lock unchanged (waiters see the message after the script). The
+-- trusted twin checks the DEL after the publish (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: partial_release.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[7] or '', ARGV[8] or '', ARGV[9] == '1'
@@ -25,11 +27,16 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if holds == nil then
     return nil
 end
-if partial_release(ARGV[3], holds, ARGV[2]) then
-    return 0
+local partial = partial_release(ARGV[3], holds, ARGV[2], 'releasing the lock')
+if partial then
+    return partial == true and 0 or partial
 end
 local named = nil
 if ARGV[4] ~= '' then
+    -- The checked script checked the DEL with the release's rights.
+    if not checks_rights and not redis.acl_check_cmd('del', KEYS[1]) then
+        return refusal('del', KEYS[1], 'releasing the lock')
+    end
     -- Read only: a write here, before the publish, would break the rule that
     -- a refused publish changed nothing (ZPOPMIN did). On the uncontended
     -- release's missing list ZRANGE is as cheap as the EXISTS it replaces.

@@ -8,15 +8,19 @@
 -- on the same hash, a read hold of a downgraded writer or a longer explicit
 -- lease, may need more.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
-local renewed = {}
+-- Reads first, then the PEXPIREs, each after the first checked before any
+-- (checked_calls.lua.part): the ACL may refuse one key and not another.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/pexpire_all.lua.part
+local renewed, raised = {}, {}
 for i = 1, #KEYS do
     if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then
         if redis.call('pttl', KEYS[i]) < tonumber(ARGV[1]) then
-            redis.call('pexpire', KEYS[i], ARGV[1])
+            raised[#raised + 1] = KEYS[i]
         end
         renewed[i] = 1
     else
         renewed[i] = 0
     end
 end
-return renewed
+return pexpire_all(raised, ARGV[1], 'renewing the lock') or renewed

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "common/quoted.hpp"
+#include "primitive/call.hpp"
 #include "primitive/reply_errors.hpp"
 #include "transport/transport.hpp"
 
@@ -25,6 +26,18 @@ std::optional<std::int64_t> count_in(const Reply& reply) {
 Failure not_a_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind) {
     return wrong_type({}, key, transport.config().server_name(), "a string " + quoted(reply.str) + " (not a count)",
                       kind);
+}
+
+void ask_count(Transport& transport, const std::string& key, std::string what, std::string_view kind,
+               std::function<void(Failure, std::int64_t)> done) {
+    ask(transport, key, std::move(what), {"GET", key},
+        [&transport, key, kind = std::string(kind), done = std::move(done)](Failure error, Reply reply) {
+            if (error) return done(std::move(error), 0);
+            const auto count = count_in(reply);
+            if (!count) return done(not_a_count(transport, reply, key, kind), 0);
+            done({}, *count);
+        },
+        kind);
 }
 
 std::int64_t stored_count(Transport& transport, const Reply& reply, const std::string& key, std::string_view kind) {

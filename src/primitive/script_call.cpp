@@ -21,8 +21,8 @@ std::int64_t hold_count_of(std::string_view server, const std::string& name, con
     return *count;
 }
 
-void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, std::string_view name, std::string what,
+void eval_reporting(Transport& transport, const Script& script, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> args, std::string_view name, std::string what,
                     ReplyHandler done, std::string_view kind) {
     transport.eval(script, keys, args,
                    [&transport, name = std::string(name), what = std::move(what), kind = std::string(kind), done = std::move(done)](

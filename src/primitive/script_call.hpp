@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,11 @@ Failure not_a_lock(std::string_view server, const std::string& name, const std::
 std::int64_t hold_count_of(std::string_view server, const std::string& name, const std::string& field,
                            const std::string& value);
 
+/// Views of `strings`, for the spans of eval_reporting() and Transport::eval().
+inline std::vector<std::string_view> views_of(const std::vector<std::string>& strings) {
+    return {strings.begin(), strings.end()};
+}
+
 /// Runs one acquire script and turns its reply into an Attempt: nil is
 /// taken, an integer is the holder's PTTL, a Redis error becomes a failure
 /// naming the lock (WRONGTYPE: WrongTypeError). `name` is the attempt's hold
@@ -41,8 +47,14 @@ void attempt_script(Transport& transport, const Script& script, std::initializer
 /// a failure naming `name`, what was being done and the `kind` of primitive
 /// expected under `name` (see reply_error).
 /// Keys and arguments are views: the command is encoded before this returns.
-void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
-                    std::initializer_list<std::string_view> args, std::string_view name, std::string what,
+void eval_reporting(Transport& transport, const Script& script, std::span<const std::string_view> keys,
+                    std::span<const std::string_view> args, std::string_view name, std::string what,
                     ReplyHandler done, std::string_view kind = "lock");
+inline void eval_reporting(Transport& transport, const Script& script, std::initializer_list<std::string_view> keys,
+                           std::initializer_list<std::string_view> args, std::string_view name, std::string what,
+                           ReplyHandler done, std::string_view kind = "lock") {
+    eval_reporting(transport, script, std::span(keys.begin(), keys.size()), std::span(args.begin(), args.size()),
+                   name, std::move(what), std::move(done), kind);
+}
 
 }  // namespace holdfast::detail

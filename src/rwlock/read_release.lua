@@ -9,7 +9,11 @@
 -- last read hold is released (whether or not others still hold the lock).
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Everything is decided first and published before any write: a user whose
--- ACL refuses the channel gets the error with the lock unchanged.
+-- ACL refuses the channel gets the error with the lock unchanged, and every
+-- call after the first write or publish is checked before it
+-- (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: read_hold.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[3], ARGV[4], ARGV[1]}},
@@ -38,9 +42,25 @@ if mode ~= 'write' then
             end
         end
     end
-    if longest <= 0 then
-        redis.call(ARGV[3], ARGV[4], ARGV[1])
-    end
+end
+local publishes = mode ~= 'write' and longest <= 0
+-- What this writes and publishes, in order, the first unchecked; the checked
+-- script checked the hash's DEL with the release's rights.
+local last_call = {''}
+if mode ~= 'write' then
+    last_call = longest > 0 and {'pexpire', KEYS[1], longest} or {checks_rights and '' or 'del', KEYS[1]}
+end
+local calls = {left == 0 and {'hdel', KEYS[1], ARGV[2]} or {'hincrby', KEYS[1], ARGV[2], -1},
+    {'del', read_hold_key(KEYS[1], ARGV[2], holds)}, last_call}
+if publishes then
+    table.insert(calls, 1, {ARGV[3], ARGV[4], ARGV[1]})
+end
+local refused_after = refused_call(calls, 'releasing the read lock', 2)
+if refused_after then
+    return refused_after
+end
+if publishes then
+    redis.call(ARGV[3], ARGV[4], ARGV[1])
 end
 if left == 0 then
     redis.call('hdel', KEYS[1], ARGV[2])

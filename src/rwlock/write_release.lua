@@ -8,7 +8,9 @@
 -- released and published.
 -- allow-oom: a release must work on a full server (maxmemory, noeviction).
 -- Publish before any write: a user whose ACL refuses the channel gets the
--- error with the lock unchanged (waiters see the message after the script).
+-- error with the lock unchanged (waiters see the message after the script);
+-- the calls after it are checked before it (checked_calls.lua.part).
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 -- include: ../lock/partial_release.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}},
@@ -20,15 +22,26 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or holds == nil then
     return nil
 end
-if partial_release(ARGV[3], holds, ARGV[2]) then
-    return 0
+local partial = partial_release(ARGV[3], holds, ARGV[2], 'releasing the write lock')
+if partial then
+    return partial == true and 0 or partial
 end
 -- The writer may still hold read locks (downgrade): readers may then share
 -- it. Redisson stays silent there; holdfast wakes them (harmless to Java
--- waiters, who just try again).
+-- waiters, who just try again). The mode and this field left: nothing else
+-- holds it. (The checked script checked the DEL with the release's rights.)
+local last = redis.call('hlen', KEYS[1]) == 2
+local doing = 'releasing the write lock'
+if not redis.acl_check_cmd('hdel', KEYS[1], ARGV[3]) then
+    return refusal('hdel', KEYS[1], doing)
+elseif last and not checks_rights and not redis.acl_check_cmd('del', KEYS[1]) then
+    return refusal('del', KEYS[1], doing)
+elseif not last and not redis.acl_check_cmd('hset', KEYS[1], 'mode', 'read') then
+    return refusal('hset', KEYS[1], doing)
+end
 redis.call(ARGV[4], ARGV[5], ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[3])
-if redis.call('hlen', KEYS[1]) == 1 then
+if last then
     redis.call('del', KEYS[1])
 else
     redis.call('hset', KEYS[1], 'mode', 'read')

@@ -3,6 +3,7 @@
 -- channel, ARGV[3] publish command (for the release's rights).
 -- Reply 1: taken (DECRBY); 0: fewer are free, or no count was ever set; a
 -- NOPERM error, nothing taken, when the user could not give permits back.
+-- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
 local refused = checks_rights and refused_right({{ARGV[3], ARGV[2], '1'}}, 'releasing permits')
 if refused then

@@ -1,16 +1,20 @@
--- Permit-expirable semaphore: reclaim ended leases, then take a permit
+-- Permit-expirable semaphore: reclaim ended leases, then take permits
 -- (Redisson RPermitExpirableSemaphore layout).
 -- KEYS[1] free permits, KEYS[2] ZSET of held permit ids (16 bytes) scored by
 -- the end of their lease (epoch ms).
 -- ARGV[1] now (epoch ms), ARGV[2] publish command, ARGV[3] channel (no key,
 -- as in lock/release.lua), ARGV[4] the score that means "never ends"; to take
--- a permit also ARGV[5] its lease's end and ARGV[6] its id.
+-- permits also ARGV[5] their lease's end and ARGV[6...] their ids, one per
+-- permit: all of them are taken, or none.
 -- Permits whose lease has ended go back to the count first (their holder is
 -- gone, or late), and the new count is published: it may let waiters in.
--- Reply without ARGV[6]: the free permits. With it: nil when taken; else the
--- ms until the nearest lease ends, or -1 when none will; a NOPERM error,
--- nothing taken, when the user could not give the permit back.
+-- Reply without ids: {free permits, taken permits}. With them: nil when
+-- taken; else the ms until the nearest lease ends, or -1 when none will; a
+-- NOPERM error, nothing taken, when the user could not give the permits back.
+-- include: ../primitive/checked_calls.lua.part
+-- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
+local wanted = math.max(0, #ARGV - 5)
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing a permit')
 if refused then
     return refused
@@ -20,9 +24,36 @@ if free and not string.match(free, '^-?%d+$') then
     return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
 end
 local ended = redis.call('zrangebyscore', KEYS[2], 0, ARGV[1])
+local before = tonumber(free or 0)
+free = before + #ended
+local takes = wanted > 0 and free >= wanted
+-- Reads first: the count's TTL is the ids' (INCRBY and DECRBY keep it).
+local ttl = takes and redis.call('pttl', KEYS[1])
+-- What this writes and publishes after its first write or publish, checked
+-- before it (checked_calls.lua.part): a ZADD refused after its DECRBY would
+-- lose the permits. Taking, the common path, checks inline.
 if #ended > 0 then
-    -- Publish before any write: a refused PUBLISH (ACL) changes nothing.
-    free = tonumber(free or 0) + #ended
+    local calls = free > 0 and {{ARGV[2], ARGV[3], free}} or {}
+    calls[#calls + 1] = {'zrem', KEYS[2], ended[1]}
+    calls[#calls + 1] = {'incrby', KEYS[1], #ended}
+    if takes then
+        calls[#calls + 1] = {'decrby', KEYS[1], wanted}
+    elseif wanted > 0 then
+        calls[#calls + 1] = {'zrange', KEYS[2], 0, 0, 'WITHSCORES'}
+    else
+        calls[#calls + 1] = {'zcard', KEYS[2]}
+    end
+    local refused = refused_call(calls, 'taking a permit', 2)
+    if refused then
+        return refused
+    end
+end
+if takes and not redis.acl_check_cmd('zadd', KEYS[2], ARGV[5], ARGV[6]) then
+    return refusal('zadd', KEYS[2], 'taking a permit')
+elseif takes and ttl > 0 and not redis.acl_check_cmd('pexpire', KEYS[2], ttl) then
+    return refusal('pexpire', KEYS[2], 'taking a permit')
+end
+if #ended > 0 then
     if free > 0 then
         redis.call(ARGV[2], ARGV[3], free)
     end
@@ -31,14 +62,19 @@ if #ended > 0 then
     end
     redis.call('incrby', KEYS[1], #ended)
 end
-free = tonumber(free or 0)
-if not ARGV[6] then
-    return free
+if wanted == 0 then
+    return {free, redis.call('zcard', KEYS[2])}
 end
-if free >= 1 then
-    redis.call('decr', KEYS[1])
-    redis.call('zadd', KEYS[2], ARGV[5], ARGV[6])
-    local ttl = redis.call('pttl', KEYS[1])
+if takes then
+    redis.call('decrby', KEYS[1], wanted)
+    for i = 6, #ARGV, 500 do
+        local scored = {}
+        for n = i, math.min(i + 499, #ARGV) do
+            scored[#scored + 1] = ARGV[5]
+            scored[#scored + 1] = ARGV[n]
+        end
+        redis.call('zadd', KEYS[2], unpack(scored))
+    end
     if ttl > 0 then
         redis.call('pexpire', KEYS[2], ttl)
     end

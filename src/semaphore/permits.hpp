@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace holdfast::detail {
 
@@ -23,5 +24,14 @@ inline std::string permit_hex(std::string_view bytes) {
     }
     return hex;
 }
+
+/// 16 random bytes, as Redisson's ServiceManager.generateId().
+std::string new_permit();
+
+/// The bytes each permit id names (32 hex digits, either case), in order.
+/// std::invalid_argument naming the semaphore `name` for an id that is not
+/// one, for no ids at all, and for an id given twice.
+std::vector<std::string> permit_bytes(std::string_view noun, const std::string& name,
+                                      const std::vector<std::string>& permit_ids);
 
 }  // namespace holdfast::detail

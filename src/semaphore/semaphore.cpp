@@ -30,6 +30,15 @@ void check_permits(std::string_view noun, const std::string& name, std::int64_t 
                                     std::to_string(permits));
 }
 
+// A count's time to live: Redis stores no expiry of 0 or below, nor one
+// past max_duration.
+void check_ttl(std::string_view noun, const std::string& name, std::chrono::milliseconds ttl) {
+    if (ttl <= std::chrono::milliseconds::zero() || ttl > max_duration)
+        throw std::invalid_argument("holdfast: " + std::string(noun) + " '" + name +
+                                    "': ttl must be > 0 ms and at most " + std::to_string(max_duration.count()) +
+                                    " ms, got " + std::to_string(ttl.count()) + " ms");
+}
+
 // The release script refuses a count past Redis's 64-bit range (OVERFLOW)
 // and changes nothing; say so in holdfast's words.
 detail::Failure explain_overflow(detail::Failure error, std::int64_t delta) {
@@ -93,31 +102,49 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
                          });
 }
 
-void Semaphore::start_release(std::int64_t delta, std::string what, std::function<void(std::exception_ptr)> done) {
-    if (delta == 0) return done(nullptr);
+void Semaphore::start_release(std::int64_t delta, bool if_exists, std::string what, Completion<bool> done) {
+    if (delta == 0) return done(nullptr, !if_exists);  // nothing to add; release_if_exists() says so
     auto& core = detail::core_of(*client_);
+    const std::string channel = detail::semaphore_channel(name_);
+    std::vector<std::string> args{std::to_string(delta), std::string(core.transport.publish_command(name_, channel)),
+                                  channel};
+    if (if_exists) args.emplace_back("existing");
+    const std::string_view key = name_;
     detail::eval_reporting(
-        core.transport, scripts::semaphore_release, {name_},
-        {std::to_string(delta), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))), detail::semaphore_channel(name_)}, name_,
-        std::move(what),
-        [&core, name = name_, done = std::move(done), delta](detail::Failure error, Reply) {
-            if (error) return done(explain_overflow(error, delta));
-            detail::confirm_write(core, name, [done] { done(nullptr); });
+        core.transport, scripts::semaphore_release, std::span(&key, 1), detail::views_of(args), name_, std::move(what),
+        [&core, name = name_, done = std::move(done), delta](detail::Failure error, Reply reply) {
+            if (error) return done(explain_overflow(error, delta), false);
+            if (reply.is_nil()) return done(nullptr, false);  // no count, and told to add only to one
+            detail::confirm_write(core, name, [done] { done(nullptr, true); });
         },
         noun_);
 }
 
-bool Semaphore::try_set_permits(std::int64_t permits) {
+void Semaphore::async_try_set_permits(std::int64_t permits, std::optional<Duration> ttl, Completion<bool> done) {
     check_permits(noun_, name_, permits);
+    if (ttl) check_ttl(noun_, name_, *ttl);
     auto& core = detail::core_of(*client_);
-    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_},
-                               {std::to_string(permits), std::string(core.transport.publish_command(name_, detail::semaphore_channel(name_))),
-                                detail::semaphore_channel(name_)},
-                               name_,
-                               "set permits of " + std::string(noun_), std::move(done), noun_);
+    const std::string channel = detail::semaphore_channel(name_);
+    detail::eval_reporting(core.transport, scripts::semaphore_try_set_permits, {name_},
+                           {std::to_string(permits), std::string(core.transport.publish_command(name_, channel)),
+                            channel, std::to_string(ttl ? ttl->count() : 0)},
+                           name_, "set permits of " + std::string(noun_),
+                           [done = detail::contained(core, noun_, name_, std::move(done))](detail::Failure error,
+                                                                                           Reply reply) {
+                               done(std::move(error), !error && reply.integer == 1);
+                           },
+                           noun_);
+}
+
+bool Semaphore::try_set_permits(std::int64_t permits) {
+    return detail::block<bool>(detail::core_of(*client_).transport, [&](Completion<bool> done) {
+        async_try_set_permits(permits, std::nullopt, std::move(done));
     });
-    return reply.integer == 1;
+}
+
+bool Semaphore::try_set_permits_ms(std::int64_t permits, Duration ttl) {
+    return detail::block<bool>(detail::core_of(*client_).transport,
+                               [&](Completion<bool> done) { async_try_set_permits(permits, ttl, std::move(done)); });
 }
 
 void Semaphore::acquire(std::int64_t permits) { acquire(permits, {}); }
@@ -135,33 +162,52 @@ bool Semaphore::try_acquire_ms(std::int64_t permits, Duration wait, std::stop_to
 }
 
 void Semaphore::release(std::int64_t permits) {
-    check_permits(noun_, name_, permits);
-    detail::block<bool>(detail::core_of(*client_).transport, [&](auto done) {
-        start_release(permits, "release " + std::string(noun_),
-                      [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
-    });
+    detail::block<bool>(detail::core_of(*client_).transport,
+                        [&](Completion<bool> done) { release_counted(permits, false, std::move(done)); });
+}
+
+bool Semaphore::release_if_exists(std::int64_t permits) {
+    return detail::block<bool>(detail::core_of(*client_).transport,
+                               [&](Completion<bool> done) { release_counted(permits, true, std::move(done)); });
 }
 
 void Semaphore::add_permits(std::int64_t delta) {
-    detail::block<bool>(detail::core_of(*client_).transport, [&](auto done) {
-        start_release(delta, "add permits to " + std::string(noun_),
-                      [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
+    detail::block<bool>(detail::core_of(*client_).transport, [&](Completion<bool> done) {
+        async_add_permits(delta, [done = std::move(done)](std::exception_ptr error) { done(std::move(error), true); });
     });
 }
 
 std::int64_t Semaphore::drain_permits() {
-    auto& core = detail::core_of(*client_);
-    Reply reply = detail::block<Reply>(core.transport, [&](auto done) {
-        detail::eval_reporting(core.transport, scripts::semaphore_drain_permits, {name_}, {}, name_,
-                               "drain " + std::string(noun_), std::move(done), noun_);
-    });
-    return reply.integer;
+    return detail::block<std::int64_t>(detail::core_of(*client_).transport,
+                                       [&](Completion<std::int64_t> done) { async_drain_permits(std::move(done)); });
 }
 
 std::int64_t Semaphore::available_permits() const {
-    auto& transport = detail::core_of(*client_).transport;
-    const std::string what = "query " + std::string(noun_);
-    return detail::stored_count(transport, detail::query(transport, name_, what, {"GET", name_}, noun_), name_, noun_);
+    return detail::block<std::int64_t>(detail::core_of(*client_).transport,
+                                       [&](Completion<std::int64_t> done) { async_available_permits(std::move(done)); });
+}
+
+void Semaphore::async_add_permits(std::int64_t delta, Completion<> done) {
+    start_release(delta, false, "add permits to " + std::string(noun_),
+                  [done = detail::contained(detail::core_of(*client_), noun_, name_, std::move(done))](
+                      std::exception_ptr error, bool) { done(std::move(error)); });
+}
+
+void Semaphore::async_drain_permits(Completion<std::int64_t> done) {
+    auto& core = detail::core_of(*client_);
+    detail::eval_reporting(core.transport, scripts::semaphore_drain_permits, {name_}, {}, name_,
+                           "drain " + std::string(noun_),
+                           [done = detail::contained(core, noun_, name_, std::move(done))](detail::Failure error,
+                                                                                           Reply reply) {
+                               done(std::move(error), error ? 0 : reply.integer);
+                           },
+                           noun_);
+}
+
+void Semaphore::async_available_permits(Completion<std::int64_t> done) const {
+    auto& core = detail::core_of(*client_);
+    detail::ask_count(core.transport, name_, "query " + std::string(noun_), noun_,
+                      detail::contained(core, noun_, name_, std::move(done)));
 }
 
 void Semaphore::async_try_acquire(std::int64_t permits, Duration wait, std::stop_token stop, Completion<bool> done) {
@@ -174,8 +220,18 @@ void Semaphore::async_acquire(std::int64_t permits, std::stop_token stop, Comple
 }
 
 void Semaphore::async_release(std::int64_t permits, Completion<> done) {
+    release_counted(permits, false, [done = std::move(done)](std::exception_ptr error, bool) {
+        done(std::move(error));
+    });
+}
+
+void Semaphore::async_release_if_exists(std::int64_t permits, Completion<bool> done) {
+    release_counted(permits, true, std::move(done));
+}
+
+void Semaphore::release_counted(std::int64_t permits, bool if_exists, Completion<bool> done) {
     check_permits(noun_, name_, permits);
-    start_release(permits, "release " + std::string(noun_),
+    start_release(permits, if_exists, "release " + std::string(noun_),
                   detail::contained(detail::core_of(*client_), noun_, name_, std::move(done)));
 }
 
@@ -191,6 +247,28 @@ std::future<bool> Semaphore::async_acquire(std::int64_t permits, std::stop_token
 
 std::future<void> Semaphore::async_release(std::int64_t permits) {
     return detail::future_of<void>([&](Completion<> done) { async_release(permits, std::move(done)); });
+}
+
+std::future<bool> Semaphore::async_release_if_exists(std::int64_t permits) {
+    return detail::future_of<bool>([&](Completion<bool> done) { async_release_if_exists(permits, std::move(done)); });
+}
+
+std::future<bool> Semaphore::async_try_set_permits(std::int64_t permits, std::optional<Duration> ttl) {
+    return detail::future_of<bool>(
+        [&](Completion<bool> done) { async_try_set_permits(permits, ttl, std::move(done)); });
+}
+
+std::future<void> Semaphore::async_add_permits(std::int64_t delta) {
+    return detail::future_of<void>([&](Completion<> done) { async_add_permits(delta, std::move(done)); });
+}
+
+std::future<std::int64_t> Semaphore::async_drain_permits() {
+    return detail::future_of<std::int64_t>([&](Completion<std::int64_t> done) { async_drain_permits(std::move(done)); });
+}
+
+std::future<std::int64_t> Semaphore::async_available_permits() const {
+    return detail::future_of<std::int64_t>(
+        [&](Completion<std::int64_t> done) { async_available_permits(std::move(done)); });
 }
 
 }  // namespace holdfast

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "errors/acl_refusal.hpp"
+
 namespace holdfast::detail {
 namespace {
 
@@ -69,8 +71,10 @@ bool Reply::is_error_code(std::string_view code) const { return type == Type::er
 // Redis's codes are upper-case words ("ERR", "WRONGTYPE", "NOPERM", "OOM").
 std::string_view Reply::code() const {
     if (type != Type::error) return {};
-    // Redis 7.0 reports a script's call refused by the ACL as ERR, 7.2 as NOPERM: one code for both.
-    if (std::string_view(str).starts_with("ERR The user executing the script can't")) return "NOPERM";
+    // A script's call refused by the ACL is an ERR (Redis 7.0: "ERR The user
+    // executing the script can't ...", 7.2 and later: "ERR ACL failure in
+    // script: ..."); a refusal is NOPERM whatever the server's wording.
+    if (str.starts_with("ERR ") && acl_refusal(str)) return "NOPERM";
     const std::string_view word = std::string_view(str).substr(0, str.find(' '));
     for (const char c : word)
         if (!(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '_' && c != '-') return {};

@@ -27,7 +27,8 @@ struct Reply {
     bool is_error_code(std::string_view code) const;
     /// An error reply's code, its first word ("NOPERM", "WRONGTYPE"); "" for
     /// any other reply, and for an error whose first word is not a code.
-    /// NOPERM also for Redis 7.0's "ERR The user executing the script can't ...".
+    /// NOPERM also for an ERR telling of an ACL refusal inside a script, in
+    /// every server's wording (errors/acl_refusal.hpp).
     std::string_view code() const;
     /// A one-line rendering for error messages and the CLI.
     std::string describe() const;

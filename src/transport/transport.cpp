@@ -111,14 +111,6 @@ void Transport::eval(const Script& requested, std::span<const std::string_view> 
 
 namespace {
 
-// A refusal of a PUBLISH to a channel inside a script (Redis 7.0's ERR form, 7.2's NOPERM form).
-bool refused_channel(const Reply& reply) {
-    const std::string_view text = reply.str;
-    return reply.is_error_code("NOPERM") &&
-           (text.find("publish to the channel") != std::string_view::npos ||
-            (text.starts_with("NOPERM") && text.find("channel") != std::string_view::npos));
-}
-
 // The key a script request routes by: its first key, if it has any.
 std::string_view routing_key(const Reply& request) {
     const auto& e = request.elements;
@@ -131,7 +123,7 @@ void Transport::send_script(const Script& requested, const Script& script, std::
                             std::string_view key, ReplyHandler handler) {
     dispatch(key, *evalsha,
              [this, &requested, &script, evalsha, handler = std::move(handler)](Failure error, Reply reply) mutable {
-        if (!error && &script != &requested && refused_channel(reply))
+        if (!error && &script != &requested && reply.is_error_code("NOPERM"))
             return send_checked(requested, script, std::move(evalsha), std::move(handler));
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;
@@ -154,17 +146,20 @@ void Transport::send_script(const Script& requested, const Script& script, std::
                  [this, &requested, &script, evalsha, server = std::move(server), handler = std::move(handler)](
                      Failure error, Reply reply) mutable {
                      if (!error && !reply.is_error()) loaded_.insert({std::move(server), &script});
-                     if (!error && &script != &requested && refused_channel(reply))
+                     if (!error && &script != &requested && reply.is_error_code("NOPERM"))
                          return send_checked(requested, script, std::move(evalsha), std::move(handler));
                      handler(error, std::move(reply));
                  });
     });
 }
 
-// The trusted twin was refused a channel: the user's rights were narrowed
-// since the connection asked (it checks again from this refusal on). Every
-// such script publishes before its first write (primitive/release_rights.lua.part),
-// so nothing changed; the checked script refuses before it writes, naming the channel.
+// The trusted twin was refused (by the ACL, or by its own check of a call it
+// makes after its first write): the user's rights were narrowed since the
+// connection asked (it checks again from this refusal on). Every twin checks,
+// before its first write or publish, each call it makes after it
+// (primitive/checked_calls.lua.part), so a refusal changed nothing; the
+// checked script refuses before it writes, naming the command and its
+// channel or key.
 void Transport::send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,
                              ReplyHandler handler) {
     const std::string_view sha1 = twin.sha1;

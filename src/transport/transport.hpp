@@ -118,7 +118,7 @@ private:
     /// cluster master): a WAIT there covers the writes before it.
     Connection& writer_of(std::string_view key) { return router_->connection_for(key); }
     /// Sends the EVALSHA request `evalsha` of `script` (`requested` or its
-    /// trusted twin): on NOSCRIPT as EVAL; a twin refused a channel, as `requested`.
+    /// trusted twin): on NOSCRIPT as EVAL; a twin refused by the ACL, as `requested`.
     void send_script(const Script& requested, const Script& script, std::shared_ptr<std::string> evalsha,
                      std::string_view key, ReplyHandler handler);
     void send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,

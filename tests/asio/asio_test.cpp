@@ -65,7 +65,7 @@ TEST_F(Asio, AThousandCoroutinesOnOneThreadTakeTurns) {
                 asio::steady_timer pause(io, std::chrono::microseconds(100));  // others run meanwhile
                 co_await pause.async_wait(use_awaitable);
                 inside[i % lock_count] = false;
-                co_await async_unlock(lock, owner, use_awaitable);
+                co_await async_release(lock, owner, use_awaitable);
                 ++finished;
             },
             asio::detached);
@@ -103,16 +103,18 @@ TEST_F(Asio, ACancelledWaitCompletesWithOperationAborted) {
     asio::io_context io;
     asio::cancellation_signal cancel;
     std::exception_ptr outcome;
-    bool completed = false;
+    bool completed = false, taken = true;
     async_lock(wanted, client.new_owner(),
-               asio::bind_cancellation_slot(cancel.slot(), asio::bind_executor(io, [&](std::exception_ptr e) {
+               asio::bind_cancellation_slot(cancel.slot(), asio::bind_executor(io, [&](std::exception_ptr e, bool t) {
                                                 completed = true;
                                                 outcome = e;
+                                                taken = t;
                                             })));
     ASSERT_TRUE(eventually([&] { return subscribers(door_channel) == 1; }));
     asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
     io.run();
     ASSERT_TRUE(completed);
+    EXPECT_FALSE(taken);  // what the member form says of a stopped wait
     try {
         std::rethrow_exception(outcome);
     } catch (const std::system_error& e) {
@@ -132,12 +134,12 @@ TEST_F(Asio, FuturesCallbacksAndDeferredWork) {
     EXPECT_TRUE(async_try_lock(lock, owner, std::chrono::milliseconds(0), asio::use_future).get());
     // A plain callback has no executor of its own: it runs on the client's loop thread.
     std::promise<std::exception_ptr> released;
-    async_unlock(lock, owner, [&](std::exception_ptr e) { released.set_value(e); });
+    async_release(lock, owner, [&](std::exception_ptr e) { released.set_value(e); });
     EXPECT_EQ(released.get_future().get(), nullptr);
     auto deferred = async_try_lock(lock, owner, std::chrono::milliseconds(0), asio::experimental::deferred);
     EXPECT_FALSE(lock.is_locked()) << "a deferred operation starts only when invoked";
     EXPECT_TRUE(std::move(deferred)(asio::use_future).get());
-    async_unlock(lock, owner, asio::use_future).get();
+    async_release(lock, owner, asio::use_future).get();
     EXPECT_FALSE(lock.is_locked());
 }
 
@@ -145,7 +147,7 @@ TEST_F(Asio, ErrorsReachTheCoroutineAsExceptions) {
     Client client(config());
     Lock lock(client, "door");
     run_coroutine([&](asio::io_context&) -> awaitable<void> {
-        EXPECT_THROW(co_await async_unlock(lock, client.new_owner(), use_awaitable), NotOwnerError);
+        EXPECT_THROW(co_await async_release(lock, client.new_owner(), use_awaitable), NotOwnerError);
     });
 }
 
@@ -155,7 +157,7 @@ TEST_F(Asio, ErrorCodesReachRedirectErrorAndAsTuple) {
     Lock lock(client, "door");
     run_coroutine([&](asio::io_context&) -> awaitable<void> {
         std::error_code ec;
-        co_await async_unlock(lock, client.new_owner(), with_error_code(asio::redirect_error(use_awaitable, ec)));
+        co_await async_release(lock, client.new_owner(), with_error_code(asio::redirect_error(use_awaitable, ec)));
         EXPECT_EQ(ec, errc::not_owner) << ec.message();
         EXPECT_EQ(ec, std::errc::operation_not_permitted);
         const std::string owner = client.new_owner();
@@ -164,13 +166,13 @@ TEST_F(Asio, ErrorCodesReachRedirectErrorAndAsTuple) {
         EXPECT_FALSE(taken_ec);
         EXPECT_TRUE(taken);
         auto [released_ec] =
-            co_await async_unlock(lock, owner, with_error_code(asio::experimental::as_tuple(use_awaitable)));
+            co_await async_release(lock, owner, with_error_code(asio::experimental::as_tuple(use_awaitable)));
         EXPECT_FALSE(released_ec) << released_ec.message();
     });
     EXPECT_FALSE(lock.is_locked());
     // A plain callback taking the code, and a future of the error_code form.
     std::promise<std::error_code> released;
-    async_unlock(lock, client.new_owner(), with_error_code([&](std::error_code ec) { released.set_value(ec); }));
+    async_release(lock, client.new_owner(), with_error_code([&](std::error_code ec) { released.set_value(ec); }));
     EXPECT_EQ(released.get_future().get(), errc::not_owner);
     EXPECT_EQ(async_try_lock(lock, client.new_owner(), std::chrono::milliseconds(0),
                              with_error_code(asio::use_future)).get(), true);
@@ -185,7 +187,7 @@ TEST_F(Asio, ACancelledWaitGivesOperationAbortedAsACode) {
     std::optional<std::error_code> outcome;
     async_lock(wanted, client.new_owner(),
                with_error_code(asio::bind_cancellation_slot(
-                   cancel.slot(), asio::bind_executor(io, [&](std::error_code ec) { outcome = ec; }))));
+                   cancel.slot(), asio::bind_executor(io, [&](std::error_code ec, bool) { outcome = ec; }))));
     ASSERT_TRUE(eventually([&] { return subscribers(door_channel) == 1; }));
     asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
     io.run();
@@ -216,28 +218,102 @@ TEST_F(Asio, FencedSemaphoreAndLatchAdapters) {
     ASSERT_TRUE(latch.try_set_count(1));
     run_coroutine([&](asio::io_context&) -> awaitable<void> {
         const std::string owner = client.new_owner();
-        const std::int64_t token = co_await async_lock_and_get_token(fenced, owner, use_awaitable);
-        EXPECT_GT(token, 0);
-        co_await async_unlock(fenced, owner, use_awaitable);
+        const std::optional<std::int64_t> token = co_await async_lock_and_get_token(fenced, owner, use_awaitable);
+        EXPECT_GT(token.value_or(0), 0);
+        co_await async_release(fenced, owner, use_awaitable);
 
         // Woken by releases and count-downs from another client's thread.
         auto helper = std::async(std::launch::async, [&] {
             Semaphore(other, "slots").release(2);
             CountDownLatch(other, "start").count_down();
         });
-        co_await async_acquire(semaphore, 2, use_awaitable);
-        co_await async_await(latch, use_awaitable);
+        EXPECT_TRUE(co_await async_acquire(semaphore, 2, use_awaitable));
+        EXPECT_TRUE(co_await async_await(latch, use_awaitable));
         helper.get();
         EXPECT_FALSE(co_await async_try_acquire(semaphore, 1, std::chrono::milliseconds(50), use_awaitable));
         co_await async_release(semaphore, 2, use_awaitable);
         EXPECT_TRUE(co_await async_await_for(latch, std::chrono::milliseconds(0), use_awaitable));
 
-        const std::string permit = co_await async_acquire(permits, std::nullopt, use_awaitable);
-        EXPECT_FALSE(co_await async_try_acquire(permits, std::chrono::milliseconds(0), std::nullopt, use_awaitable));
-        co_await async_release(permits, permit, use_awaitable);
+        const std::optional<std::string> permit = co_await async_acquire(permits, use_awaitable);
+        EXPECT_TRUE(permit);
+        EXPECT_FALSE(co_await async_try_acquire(permits, std::chrono::milliseconds(0), use_awaitable));
+        co_await async_release(permits, permit.value_or(""), use_awaitable);
     });
     EXPECT_EQ(semaphore.available_permits(), 2);
     EXPECT_EQ(permits.available_permits(), 1);
+}
+
+// Every adapter completes with what its member callback form gets: the
+// leases, batches and quiet releases included.
+TEST_F(Asio, EachAdapterCompletesAsItsMemberForm) {
+    Client client(config());
+    Lock lock(client, "door");
+    FencedLock fenced(client, "fence");
+    Semaphore semaphore(client, "slots");
+    PermitExpirableSemaphore permits(client, "leases");
+    ASSERT_TRUE(permits.try_set_permits(4));
+    run_coroutine([&](asio::io_context&) -> awaitable<void> {
+        const std::string owner = client.new_owner();
+        EXPECT_TRUE(co_await async_try_lock(lock, owner, 0ms, 5s, use_awaitable));
+        EXPECT_LE(raw->integer({"PTTL", "door"}), 5000);
+        co_await async_release(lock, owner, use_awaitable);
+        EXPECT_TRUE(co_await async_lock(lock, owner, 4s, use_awaitable));
+        EXPECT_LE(raw->integer({"PTTL", "door"}), 4000);
+        co_await async_release(lock, owner, use_awaitable);
+
+        const auto token = co_await async_lock_and_get_token(fenced, owner, 5s, use_awaitable);
+        EXPECT_TRUE(token);
+        co_await async_release(fenced, owner, use_awaitable);
+        const auto again = co_await async_try_lock_and_get_token(fenced, owner, 0ms, 5s, use_awaitable);
+        EXPECT_GT(again.value_or(0), token.value_or(0));
+        EXPECT_LE(raw->integer({"PTTL", "fence"}), 5000);
+        co_await async_release(fenced, owner, use_awaitable);
+
+        EXPECT_FALSE(co_await async_release_if_exists(semaphore, 1, use_awaitable));
+        EXPECT_EQ(raw->integer({"EXISTS", "slots"}), 0);
+        co_await async_release(semaphore, 1, use_awaitable);
+        EXPECT_TRUE(co_await async_release_if_exists(semaphore, 1, use_awaitable));
+
+        const std::vector<std::string> two = co_await async_acquire(permits, 2, 30s, use_awaitable);
+        EXPECT_EQ(two.size(), 2u);
+        const std::vector<std::string> one = co_await async_try_acquire(permits, 1, 0ms, use_awaitable);
+        EXPECT_EQ(one.size(), 1u);
+        EXPECT_TRUE((co_await async_try_acquire(permits, 2, 0ms, 30s, use_awaitable)).empty());
+        const auto single = co_await async_try_acquire(permits, 0ms, 30s, use_awaitable);
+        EXPECT_TRUE(single);
+        EXPECT_TRUE(co_await async_try_release(permits, single.value_or(""), use_awaitable));
+        EXPECT_FALSE(co_await async_try_release(permits, single.value_or(""), use_awaitable));
+        EXPECT_TRUE(co_await async_try_release(permits, one, use_awaitable));
+        co_await async_release(permits, two, use_awaitable);
+        EXPECT_FALSE(co_await async_try_release(permits, two, use_awaitable));
+        const std::vector<std::string> three = co_await async_acquire(permits, 3, use_awaitable);
+        EXPECT_EQ(three.size(), 3u);
+        co_await async_release(permits, three, use_awaitable);
+    });
+    EXPECT_EQ(permits.available_permits(), 4);
+    EXPECT_EQ(semaphore.available_permits(), 2);
+}
+
+// A cancelled wait for a batch: operation_aborted, an empty list, nothing taken.
+TEST_F(Asio, ACancelledBatchWaitTakesNothing) {
+    Client client(config());
+    PermitExpirableSemaphore permits(client, "leases");
+    ASSERT_TRUE(permits.try_set_permits(1));
+    asio::io_context io;
+    asio::cancellation_signal cancel;
+    std::optional<std::pair<std::error_code, std::vector<std::string>>> outcome;
+    async_acquire(permits, 2, with_error_code(asio::bind_cancellation_slot(
+                                  cancel.slot(), asio::bind_executor(io, [&](std::error_code ec, std::vector<std::string> ids) {
+                                      outcome.emplace(ec, std::move(ids));
+                                  }))));
+    ASSERT_TRUE(eventually([&] { return subscribers("redisson_sc:{leases}") == 1; }));
+    asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
+    io.run();
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(outcome->first, asio::error::operation_aborted);
+    EXPECT_TRUE(outcome->second.empty());
+    EXPECT_EQ(permits.available_permits(), 1);
+    EXPECT_EQ(permits.acquired_permits(), 0);
 }
 
 // The blocking forms' std::stop_token overloads: a std::jthread stopped while
@@ -269,18 +345,12 @@ TEST_F(Asio, StopTokensEndEveryKindOfBlockingWait) {
     ASSERT_TRUE(latch.try_set_count(1));
     Lock(holder_client, "a").lock();
     // Each wait starts, is seen waiting (subscribed), then is stopped.
-    auto stopped = [&](const std::string& channel, std::function<bool(std::stop_token)> wait) {
-        std::stop_source stop;
-        auto waiting = std::async(std::launch::async, [&] { return wait(stop.get_token()); });
-        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 1; })) << channel;
-        stop.request_stop();
-        EXPECT_EQ(waiting.wait_for(10s), std::future_status::ready) << channel;
-        EXPECT_FALSE(waiting.get()) << channel;
-        EXPECT_TRUE(eventually([&] { return subscribers(channel) == 0; })) << channel;
+    const auto stopped = [this](const std::string& channel, const std::function<bool(std::stop_token)>& wait) {
+        expect_stop_ends(channel, wait);
     };
     stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.acquire(1, s); });
     stopped("redisson_sc:{slots}", [&](std::stop_token s) { return semaphore.try_acquire_for(1, 10s, s); });
-    stopped("redisson_sc:{leases}", [&](std::stop_token s) { return permits.acquire(std::nullopt, s).has_value(); });
+    stopped("redisson_sc:{leases}", [&](std::stop_token s) { return permits.acquire(s).has_value(); });
     stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await(s); });
     stopped("redisson_countdownlatch__channel__{start}", [&](std::stop_token s) { return latch.await_for(10s, s); });
     stopped("redisson_lock__channel:{a}", [&](std::stop_token s) { return both.lock(s); });
@@ -300,9 +370,9 @@ TEST_F(Asio, AThrowingPlainCallbackIsContained) {
     Client client(c);
     Lock door(client, "door");
     const std::string owner = client.new_owner();
-    holdfast::async_lock(door, owner, [](std::exception_ptr) { throw std::runtime_error("boom from a callback"); });
+    holdfast::async_lock(door, owner, [](std::exception_ptr, bool) { throw std::runtime_error("boom from a callback"); });
     ASSERT_TRUE(eventually([&] { return threw.load() == 1; }));
-    EXPECT_TRUE(door.async_unlock(owner).wait_for(20s) == std::future_status::ready);
+    EXPECT_TRUE(door.async_release(owner).wait_for(20s) == std::future_status::ready);
     EXPECT_FALSE(door.is_locked());
 }
 

@@ -62,7 +62,7 @@ protected:
         ASSERT_EQ(waiter.wait_for(20s), std::future_status::ready) << "the unlock did not wake the waiter";
         EXPECT_TRUE(waiter.get());
         EXPECT_EQ(raw->string({"HGET", name, waiter_owner}), "1");
-        wanted.async_unlock(waiter_owner).get();
+        wanted.async_release(waiter_owner).get();
         expect_nothing_left(a);
         expect_nothing_left(b);
     }

@@ -13,7 +13,7 @@ TEST_F(Owners, UnlockWithoutLockIsNotOwnerError) {
     EXPECT_TRUE(mentions(error_of<NotOwnerError>([&] { lock.release(); }),
                          {"'job'", client.current_owner(), server_name(), "does not hold it"}));
     const std::string owner = client.new_owner();
-    auto unlocked = lock.async_unlock(owner);
+    auto unlocked = lock.async_release(owner);
     EXPECT_TRUE(mentions(error_of<NotOwnerError>(unlocked), {"'job'", owner}));
     expect_nothing_left(client);
 }
@@ -52,13 +52,13 @@ TEST_F(Owners, UnlockByAnotherOwnerOfTheSameClientKeepsTheHoldRenewed) {
     Lock lock(client, "job");
     const std::string owner = client.new_owner(), intruder = client.new_owner();
     lock.async_lock(owner).get();
-    auto refused = lock.async_unlock(intruder);
+    auto refused = lock.async_release(intruder);
     EXPECT_TRUE(mentions(error_of<NotOwnerError>(refused), {"'job'", intruder}));
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
     EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 1u);
     EXPECT_FALSE(lock.lease_lost_token(owner).stop_requested());
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
     expect_nothing_left(client);
 }
 
@@ -70,7 +70,7 @@ TEST_F(Owners, EmptyOwnerIsRefused) {
     raw->command({"CONFIG", "RESETSTAT"});
     for (auto call : std::vector<std::function<void()>>{[&] { lock.async_lock(""); },
                                                         [&] { lock.async_try_lock("", 1s); },
-                                                        [&] { lock.async_unlock(""); }})
+                                                        [&] { lock.async_release(""); }})
         EXPECT_TRUE(mentions(error_of<std::invalid_argument>(call), {"owner", "'job'", "new_owner()"}));
     EXPECT_EQ(script_calls(), 0);
     expect_nothing_left(client);

@@ -68,7 +68,9 @@ TEST_F(ErrorCodes, AnAclRefusalIsNoPermission) {
 }
 
 // Inside a script, a call the ACL refuses is answered "ERR The user executing
-// the script can't ..." by Redis 7.0 and NOPERM by 7.2: no_permission on both.
+// the script can't ..." by Redis 7.0 and "ERR ACL failure in script: ..." by
+// 7.2 and later: no_permission on each (every server's texts:
+// tests/errors/acl_refusal_test.cpp).
 TEST_F(ErrorCodes, AScriptsCallRefusedByTheAclIsNoPermission) {
     raw->command({"ACL", "SETUSER", "nochannels", "on", ">pw", "~*", "+@all", "resetchannels"});
     Config c = config();

@@ -268,7 +268,9 @@ TEST(ReplyCode, IsTheFirstWordOfAnErrorReply) {
     EXPECT_EQ(status.code(), "") << "not an error";
 }
 
-// Redis 7.0 says ERR where 7.2 says NOPERM for a script's call refused by the ACL.
+// A script's call refused by the ACL is an ERR on every version (Redis 7.0: "ERR The user executing the
+// script can't ...", 7.2 and later "ERR ACL failure in script: ..."): NOPERM for holdfast. Every
+// server's texts: tests/errors/acl_refusal_test.cpp.
 TEST(ReplyCode, AScriptsRefusedCallIsNopermOnEveryVersion) {
     const Reply refused = error_reply(
         "ERR The user executing the script can't publish to the channel mentioned in the command script: 3a95..., on "

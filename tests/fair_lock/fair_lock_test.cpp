@@ -49,7 +49,7 @@ TEST_F(Fairness, AWaiterQueuesWithADeadlineAndTheUnlockWakesItsOwnChannel) {
     EXPECT_EQ(std::string(message->element[3]->str), "0");
     EXPECT_EQ(queue_length(*raw), 0);
     EXPECT_EQ(raw->integer({"ZCARD", deadlines}), 0);
-    wanted.async_unlock(owner).get();
+    wanted.async_release(owner).get();
 }
 
 // Waiters that keep waiting get the lock in the order they asked for it.
@@ -130,7 +130,7 @@ TEST_F(Fairness, WaitersBehindAQuitterKeepTheirTurn) {
     held.unlock();
     ASSERT_EQ(stays.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(stays.get());
-    wanted.async_unlock(stayer).get();
+    wanted.async_release(stayer).get();
 }
 
 // A waiter process killed in the queue: the next waiter gets the lock once the

@@ -66,7 +66,7 @@ TEST_F(MixedQueue, AHoldfastWaiterBehindARedissonWaiterKeepsItsTurnAndIsWokenByI
 
     support::SyncRedis listener(server->port());
     subscribe(listener, java.channel(last_java));
-    fair.async_unlock(mine).get();
+    fair.async_release(mine).get();
     EXPECT_EQ(message_on(listener, java.channel(last_java)), "0");
     EXPECT_TRUE(java.try_acquire(last_java));
     EXPECT_EQ(java.release(last_java), 1);
@@ -109,7 +109,7 @@ TEST_F(MixedQueue, ADeadHoldfastWaiterIsPassedOverWithinSeconds) {
     EXPECT_EQ(java.release(first_java), 1);
     ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(waiting.get());
-    fair.async_unlock(mine).get();
+    fair.async_release(mine).get();
     EXPECT_EQ(raw->integer({"EXISTS", "line", "redisson_lock_queue:{line}"}), 0);
 }
 

@@ -4,14 +4,12 @@
 #pragma once
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sync_redis.hpp"
+#include "test_file.hpp"
 
 namespace holdfast::testing {
 
@@ -55,14 +53,7 @@ private:
     }
 
     static const std::string& script() {
-        static const std::string body = [] {
-            const auto path = std::filesystem::path(HOLDFAST_TESTS_DIR) / "fair_lock" / "redisson_fair_lock.lua";
-            std::ifstream in(path);
-            if (!in) throw std::runtime_error("cannot read " + path.string());
-            std::ostringstream text;
-            text << in.rdbuf();
-            return text.str();
-        }();
+        static const std::string body = test_file("fair_lock/redisson_fair_lock.lua");
         return body;
     }
 

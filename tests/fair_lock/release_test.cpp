@@ -62,7 +62,7 @@ TEST_F(FairRelease, AHolderThatMayNotPublishIsToldAndKeepsTheLock) {
     held.unlock();
     ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(waiting.get());
-    wanted.async_unlock(waiter).get();
+    wanted.async_release(waiter).get();
 }
 
 // On a full server the holds still go, and a waiter that then cannot take the
@@ -145,7 +145,7 @@ TEST_F(FairRelease, AnOwnerFieldThatIsNoCountIsNotAHold) {
     const std::string owner = client.new_owner();
     raw->command({"HSET", "line", owner, "many"});
     raw->command({"PEXPIRE", "line", "60000"});
-    EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_THROW(lock.async_release(owner).get(), NotOwnerError);
     EXPECT_EQ(raw->string({"HGET", "line", owner}), "many");
 }
 

@@ -47,7 +47,7 @@ TEST_F(FairWaitTimeout, JoiningAndGrantingMoveDeadlinesByTheConfiguredBudget) {
     EXPECT_TRUE(waiting.get());
     // holdfast's grant lowers the Java waiter behind it by the same 20 s.
     EXPECT_EQ(deadline_of(*raw, last_java), last_deadline - budget_ms);
-    fair.async_unlock(mine).get();
+    fair.async_release(mine).get();
     EXPECT_TRUE(java.try_acquire(last_java));
     EXPECT_EQ(java.release(last_java), 1);
 }

@@ -146,7 +146,7 @@ TEST_F(Fencing, AnyUnitAndFuturesThatMayTakeNothing) {
     const auto token = lock.async_lock_and_get_token(owner).get();
     ASSERT_TRUE(token);
     EXPECT_GT(*token, *first);
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ public:
         for (const auto& owner : appended_) raw_.command({"LREM", queue_, "0", owner});
         held_.unlock();
         EXPECT_EQ(waiting_.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-        wanted_.async_unlock(waiter_).get();
+        wanted_.async_release(waiter_).get();
     }
 
     /// True once the holdfast waiter is queued.

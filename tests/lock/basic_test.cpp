@@ -147,9 +147,9 @@ TEST_F(LockBasics, AsyncOwnerUnlocksFromAnotherThread) {
     lock.async_lock(owner).get();
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
     EXPECT_FALSE(lock.async_try_lock(client.new_owner()).get());
-    std::async(std::launch::async, [&] { lock.async_unlock(owner).get(); }).get();
+    std::async(std::launch::async, [&] { lock.async_release(owner).get(); }).get();
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
-    EXPECT_THROW(lock.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_THROW(lock.async_release(owner).get(), NotOwnerError);
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 0u);
 }
 

@@ -71,7 +71,7 @@ TEST_F(Cancellation, StoppedDuringAReentrantAttemptGivesBackOnlyThatHold) {
     EXPECT_FALSE(again.get());
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
     EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));  // the first hold still is
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
     EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
     expect_nothing_left(client, "redisson_lock__channel:{job}");
 }
@@ -85,7 +85,7 @@ TEST_F(Cancellation, StoppedAfterTheAcquireChangesNothing) {
     stop.request_stop();
     EXPECT_TRUE(detail::core_of(client).watchdog.renews("job", owner));
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
 }
 
 TEST_F(Cancellation, FairWaiterStoppedBeforeItsFirstReplyLeavesTheQueue) {

@@ -94,7 +94,7 @@ TEST_F(Handoffs, AReleaseWakesTheFirstListedWaiterAloneAndTheRestInTurn) {
         EXPECT_TRUE(winner->taken.get());
         EXPECT_EQ(raw->integer({"EXISTS", promise}), 0);  // kept: taken
         EXPECT_EQ(listed_ids(), std::vector<std::string>(order.begin() + turn + 1, order.end()));
-        winner->lock.async_unlock(winner->owner).get();
+        winner->lock.async_release(winner->owner).get();
     }
     EXPECT_EQ(next_message(listener), "0");  // the last release: nobody listed
     // Each turn: a release and the named waiter's one attempt. Nobody else tried.
@@ -136,7 +136,7 @@ TEST_F(Handoffs, AWaiterNamedThatNeverComesDelaysTheOthersByACheckOnly) {
     EXPECT_LT(std::chrono::steady_clock::now() - released, 5s);
     EXPECT_TRUE(winner->taken.get());
     EXPECT_EQ(listed(), 1);  // the dead one went with its promise; the other waits on
-    winner->lock.async_unlock(winner->owner).get();
+    winner->lock.async_release(winner->owner).get();
     for (auto& w : all)
         if (w.get() != winner) {
             EXPECT_TRUE(w->taken.get());
@@ -158,7 +158,7 @@ TEST_F(Handoffs, AClientPassesOnThePromiseOfAWaiterOfItsOwnThatIsGone) {
     EXPECT_EQ(raw->command({"ZSCORE", waiters, gone})->type, REDIS_REPLY_NIL);
     for (auto& w : all) {
         EXPECT_TRUE(w->taken.get());
-        w->lock.async_unlock(w->owner).get();
+        w->lock.async_release(w->owner).get();
     }
 }
 
@@ -185,7 +185,7 @@ TEST_F(Handoffs, AWaiterThatStopsPassesItsPromiseOn) {
     EXPECT_TRUE(second.taken.get());
     EXPECT_EQ(raw->integer({"EXISTS", promise}), 0);
     EXPECT_EQ(listed(), 0);
-    second.lock.async_unlock(second.owner).get();
+    second.lock.async_release(second.owner).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 

@@ -65,8 +65,8 @@ TEST_F(RedissonCalls, QueriesAboutAnyOwner) {
     Lock seen(other, "door");
     EXPECT_EQ(seen.hold_count(owner), 2);
     EXPECT_FALSE(seen.is_held_by(other.current_owner()));
-    lock.async_unlock(owner).get();
-    lock.async_unlock(owner).get();
+    lock.async_release(owner).get();
+    lock.async_release(owner).get();
     EXPECT_FALSE(seen.is_held_by(owner));
 }
 

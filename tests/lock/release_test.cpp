@@ -69,7 +69,7 @@ TEST_F(Releasing, AScopedLockOutlivesALostMember) {
     EXPECT_EQ(events(Event::Kind::release_failed).size(), 1u);
 }
 
-// release() and async_unlock() deliver what unlock() only reports.
+// release() and async_release() deliver what unlock() only reports.
 TEST_F(Releasing, TheCheckedFormsThrowWhatUnlockReports) {
     Client client(told()), operator_client(config());
     Lock lock(client, "report");
@@ -87,7 +87,7 @@ TEST_F(Releasing, TheCheckedFormsThrowWhatUnlockReports) {
     const std::string owner = client.new_owner();
     ASSERT_TRUE(lock.async_try_lock(owner).get());
     Lock(operator_client, "report").force_unlock();
-    auto unlocked = lock.async_unlock(owner);
+    auto unlocked = lock.async_release(owner);
     EXPECT_THROW(unlocked.get(), NotOwnerError);
     EXPECT_EQ(events(Event::Kind::release_failed).size(), 2u);
 }
@@ -152,7 +152,7 @@ TEST_F(Releasing, AThrowingUnlockCompletionIsContained) {
     const std::string owner = client.new_owner();
     ASSERT_TRUE(lock.async_lock(owner).get());
     std::promise<void> ran;
-    lock.async_unlock(owner, [&ran](std::exception_ptr error) {
+    lock.async_release(owner, [&ran](std::exception_ptr error) {
         ran.set_value();
         if (!error) throw std::runtime_error("boom from an unlock completion");
     });

@@ -84,7 +84,7 @@ TEST_F(MultiLocks, AttemptsAreAllInFlightAtOnce) {
     EXPECT_TRUE(second_taken_meanwhile);
     EXPECT_TRUE(taken.get());
     EXPECT_EQ(raw->string({"HGET", "job", owner}), "1");
-    both.async_unlock(owner).get();
+    both.async_release(owner).get();
     EXPECT_EQ(exists("job"), 0);
     EXPECT_EQ(second_raw.integer({"EXISTS", "job"}), 0);
 }
@@ -118,7 +118,7 @@ TEST_F(MultiLocks, OneServerSeesOnePipelineNotOneRoundTripPerLock) {
     // The client's two batches and this INFO; one lock at a time would be 8 + 1.
     EXPECT_LE(std::stoll(stats.substr(at + 22)), 3);
     EXPECT_EQ(script_calls(), 8);
-    all.async_unlock(owner).get();
+    all.async_release(owner).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
@@ -272,9 +272,9 @@ TEST_F(MultiLocks, AsyncOwnerAndExplicitLease) {
     EXPECT_FALSE(detail::core_of(client).watchdog.renews("b", owner));
     EXPECT_TRUE(both.lease_lost_token(owner).stop_possible());
     EXPECT_FALSE(both.try_lock());  // another owner: this thread
-    std::async(std::launch::async, [&] { both.async_unlock(owner).get(); }).get();
+    std::async(std::launch::async, [&] { both.async_release(owner).get(); }).get();
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
-    EXPECT_THROW(both.async_unlock(owner).get(), NotOwnerError);
+    EXPECT_THROW(both.async_release(owner).get(), NotOwnerError);
 }
 
 TEST_F(MultiLocks, BadArgumentsAreNamed) {
@@ -316,7 +316,7 @@ TEST_F(MultiLocks, FuturesTakeAStopAndSayWhetherTaken) {
     expect_clean(client);
     theirs.unlock();
     EXPECT_TRUE(both.async_lock(owner).get());
-    both.async_unlock(owner).get();
+    both.async_release(owner).get();
 }
 
 TEST_F(MultiLocks, ALeasedWaitEndsWhenStopped) {

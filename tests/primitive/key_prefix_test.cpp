@@ -83,7 +83,7 @@ TEST_F(KeyPrefix, EveryKeyAndChannelOfEveryPrimitiveCarriesIt) {
     fair.unlock();  // wakes the waiter on its own channel
     ASSERT_EQ(queued.wait_for(10s), std::future_status::ready);
     ASSERT_TRUE(queued.get());
-    fair.async_unlock(fair_waiter).get();
+    fair.async_release(fair_waiter).get();
     spin.unlock();
     fenced.unlock();
     rw.read_lock().unlock();

@@ -100,13 +100,33 @@ TEST_F(RedLocks, AttemptsGoOutInParallelAndAQuorumIsEnough) {
     auto taken = red.async_try_lock(owner, std::chrono::milliseconds(0), std::chrono::seconds(20));
     const bool ready = taken.wait_for(std::chrono::seconds(15)) == std::future_status::ready;
     const bool granted = ready && taken.get();
-    auto released = red.async_unlock(owner);
+    auto released = red.async_release(owner);
     const bool unlocked = released.wait_for(std::chrono::seconds(15)) == std::future_status::ready;
     servers[0]->resume();
     EXPECT_TRUE(granted);
     EXPECT_TRUE(unlocked);
     // The stopped server's attempt and release run in that order once it resumes.
     EXPECT_TRUE(eventually([&] { return holding() == 0; }));
+}
+
+// is_held_by(): a quorum of servers that say so, whatever the others say; an
+// error only when the answers that came cannot decide.
+TEST_F(RedLocks, IsHeldByAQuorumOfServers) {
+    RedLock red(members());
+    const std::string owner = clients[0]->new_owner();
+    EXPECT_FALSE(red.is_held_by_current_thread());
+    ASSERT_TRUE(red.async_try_lock(owner, std::chrono::milliseconds(0), std::chrono::seconds(60)).get());
+    ASSERT_TRUE(eventually([&] { return holding() == servers_count; }));
+    EXPECT_TRUE(red.is_held_by(owner));
+    EXPECT_FALSE(red.is_held_by_current_thread());
+    kill(3);
+    kill(4);
+    EXPECT_TRUE(red.async_is_held_by(owner).get()) << "three of five say so";
+    raws[0]->command({"DEL", "fleet"});
+    EXPECT_THROW(red.is_held_by(owner), ConnectionError) << "two say so, one not: the dead two decide";
+    raws[1]->command({"DEL", "fleet"});
+    raws[2]->command({"DEL", "fleet"});
+    EXPECT_FALSE(red.is_held_by(owner)) << "three say not: no quorum is possible";
 }
 
 TEST_F(RedLocks, TwoServersDownStillLocksRenewsAndUnlocks) {
@@ -284,7 +304,7 @@ TEST_F(RedLocks, OfSimpleLocksSharesTheirKeys) {
     } catch (const DeadlockError& e) {
         EXPECT_EQ(e.code(), std::errc::resource_deadlock_would_occur);
     }
-    red.async_unlock(owner).get();
+    red.async_release(owner).get();
     EXPECT_TRUE(eventually([&] { return holding("jobs") == 0; }));
 
     for (int i = 0; i < 3; ++i) raws[i]->command({"SET", "jobs", "q3Jz0Fh1mXkP8sWb2vYc4A==", "NX", "PX", "30000"});

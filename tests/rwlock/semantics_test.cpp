@@ -141,7 +141,7 @@ TEST_F(ReadWriteSemantics, UpgradeIsRefusedWithAClearError) {
     EXPECT_EQ(fields("stock").size(), 4u);  // mode and three readers
     EXPECT_EQ(detail::core_of(client).watchdog.tracked(), 2u);
     EXPECT_EQ(detail::core_of(client).transport.subscriber().channel_count(), 0u);
-    rw.read_lock().async_unlock(owner).get();
+    rw.read_lock().async_release(owner).get();
     rw.read_lock().unlock();
     ReadWriteLock(other, "stock").read_lock().unlock();
     rw.write_lock().lock();  // released, the same thread may write

@@ -29,7 +29,7 @@ TEST_F(ReadWriteWaking, TheLastReadUnlockWakesAWaitingWriter) {
     held.read_lock().unlock();  // another reader remains: nothing to wake for
     EXPECT_EQ(raw->integer({"EXISTS", "stock"}), 1);
     const auto unlocked = std::chrono::steady_clock::now();
-    held.read_lock().async_unlock(second).get();
+    held.read_lock().async_release(second).get();
     ASSERT_EQ(writer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(writer.get());
     EXPECT_LT(std::chrono::steady_clock::now() - unlocked, std::chrono::seconds(5));

@@ -47,7 +47,7 @@ void hand_over_to_a_waiter(Client& client, Lock& lock, std::chrono::milliseconds
     });
     ASSERT_TRUE(eventually([&] { return client.metrics().primitives.at("lock").waiting == 1; }, 10s));
     std::this_thread::sleep_for(wait);  // a wait to measure, not a timing assert
-    lock.async_unlock(holder).get();
+    lock.async_release(holder).get();
     waiter.get();
 }
 

@@ -376,10 +376,10 @@ TEST_F(ClusterTest, AWaiterMidMigrationMakesNoSecondListOfWaiters) {
     held.unlock();
     ASSERT_EQ(first_waits.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(first_waits.get());
-    first.async_unlock(first_owner).get();
+    first.async_release(first_owner).get();
     ASSERT_EQ(second_waits.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(second_waits.get());
-    second.async_unlock(second_owner).get();
+    second.async_release(second_owner).get();
 }
 
 // The same for a release's promise: the lock and its list at the new owner,
@@ -409,7 +409,7 @@ TEST_F(ClusterTest, AReleaseMidMigrationMakesNoSecondPromise) {
     EXPECT_NO_THROW(cluster->finish_move(slot, 0));
     ASSERT_EQ(waits.wait_for(std::chrono::seconds(20)), std::future_status::ready);
     EXPECT_TRUE(waits.get());
-    wanted.async_unlock(owner).get();
+    wanted.async_release(owner).get();
 }
 
 TEST_F(ClusterTest, MultiLockAcrossMasters) {
@@ -487,7 +487,7 @@ TEST_F(ClusterTest, EveryNameWorksOrIsRefusedBeforeAnythingIsWritten) {
                 ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready)
                     << wanted.name() << ": the unlock did not wake the waiter";
                 EXPECT_TRUE(waiting.get());
-                wanted.async_unlock(owner).get();
+                wanted.async_release(owner).get();
             };
             works_or_refused([&] {
                 Lock held(holder, name), wanted(waiter_client, name);

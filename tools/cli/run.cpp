@@ -20,7 +20,7 @@ Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, co
     std::stop_source stop;
     const std::function<void(const Acquisition&)> give_back = [&](const Acquisition&) {
         try {
-            lock.async_unlock(owner).get();
+            lock.async_release(owner).get();
         } catch (const std::exception&) {
         }
     };
@@ -35,7 +35,7 @@ Acquisition acquire(Lock& lock, FencedLock* fenced, const std::string& owner, co
 // Never throws: the command's status matters more than a failed release.
 void release(Lock& lock, const std::string& owner) {
     try {
-        lock.async_unlock(owner).get();
+        lock.async_release(owner).get();
     } catch (const LeaseLostError&) {
         warn("the lock " + detail::quoted(lock.name()) +
              " was lost while the command ran (its process group was signalled then); released what was left of it");
