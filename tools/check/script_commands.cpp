@@ -31,8 +31,8 @@ const ScriptCommands semaphore{
 
 const ScriptCommands expirable{
     {"semaphore/expirable_acquire.lua", "semaphore/expirable_release.lua", "semaphore/try_set_permits.lua"},
-    {"decr", "get", "incrby", "pexpire", "pttl", "publish", "set", "zadd", "zrange", "zrangebyscore", "zrem",
-     "zscore"}};
+    {"decrby", "get", "incrby", "pexpire", "pttl", "publish", "set", "zadd", "zcard", "zrange", "zrangebyscore",
+     "zrem", "zscore"}};
 
 }  // namespace
 
