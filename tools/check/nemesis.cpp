@@ -13,6 +13,15 @@ using namespace std::chrono_literals;
 
 std::string ms_text(Nanos ns) { return std::to_string(ns / 1'000'000) + "ms"; }
 
+bool replica_in_sync(std::uint16_t master_port, std::chrono::seconds within) {
+    try {
+        support::SentinelGroup::wait_for_replicas(master_port, 1, within);
+        return true;
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+}
+
 NemesisRunner::NemesisRunner(const Scenario& scenario, Primitive primitive, Duration lease, int locks,
                              std::uint64_t seed, Deployment& deployment, Workers& workers, StatusPage& status,
                              HistoryWriter& log, std::vector<std::unique_ptr<support::TcpProxy>>& proxies,

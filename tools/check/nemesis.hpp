@@ -24,6 +24,8 @@ namespace holdfast::check {
 
 /// "123ms", for fault details.
 std::string ms_text(Nanos ns);
+/// Whether the master at `master_port` has a replica in sync (WAIT), within `within`.
+bool replica_in_sync(std::uint16_t master_port, std::chrono::seconds within = std::chrono::seconds(2));
 
 class NemesisRunner {
 public:
@@ -60,6 +62,7 @@ private:
     bool hang_sentinel();
     void migrate_slot();
     bool fail_over_primary(Nemesis kind);
+    bool cluster_ready();
     bool kill_primary_under_waiters();
     int waiters_on(int lock, Nanos since_before);
     void log_own(Op op, Phase phase, int lock, std::int64_t value = -1, std::string message = {});

@@ -10,6 +10,21 @@ namespace holdfast::check {
 
 using namespace std::chrono_literals;
 
+// Whether a primary can fail over now: every master has its replica back
+// (nothing to promote until the last victim is back); then waits out the
+// pace at which the masters vote for a replica of one master, once per 2 x
+// node timeout (sooner, the failover would wait for Redis, not for the client).
+bool NemesisRunner::cluster_ready() {
+    try {
+        cluster_->wait_for_replicas(std::chrono::seconds(2));
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
+    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
+    return true;
+}
+
 // A lock's slot (its hash tag's: every key of the lock moves with it) to the
 // next master, keys and all, as redis-cli --cluster reshard does, but slowly:
 // MIGRATING for half a lease to a lease and a half (acquires and releases
@@ -38,15 +53,7 @@ void NemesisRunner::migrate_slot() {
 // that the next one has a replica to promote.
 bool NemesisRunner::fail_over_primary(Nemesis kind) {
     if (!cluster_) throw std::logic_error("nemesis " + nemesis_name(kind) + " without a cluster");
-    try {  // nothing to promote until the last victim is back as a replica
-        cluster_->wait_for_replicas(std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
-    // The masters vote for a replica of one master once per 2 x node timeout:
-    // sooner, the failover would wait for Redis, not for the client.
-    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
-    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
+    if (!cluster_ready()) return false;
     const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
     const std::size_t slot = cluster_->slot_of(lock_name(lock));
     const std::size_t primary = cluster_->owner_of(slot);
@@ -107,13 +114,7 @@ void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, st
 // like a worker's, is in the histories (worker-nemesis.log).
 bool NemesisRunner::kill_primary_under_waiters() {
     if (!cluster_) throw std::logic_error("nemesis cluster-kill-primary-waiting without a cluster");
-    try {  // nothing to promote until the last victim is back as a replica
-        cluster_->wait_for_replicas(std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
-    const Nanos paced = last_failover_ + 2'200'000 * Nanos(failover_node_timeout_ms);
-    if (now_ns() < paced) std::this_thread::sleep_for(std::chrono::nanoseconds(paced - now_ns()));
+    if (!cluster_ready()) return false;
     if (!client_) {
         Config config = Config::from_uri(cluster_->url());
         config.replica_sync = replica_sync_ == "off"    ? ReplicaSync::off

@@ -19,11 +19,7 @@ bool NemesisRunner::pause_replica() {
     support::RedisServer* replica = deployment_.replica();
     support::RedisServer* master = deployment_.master();
     if (!replica || !master) throw std::logic_error("nemesis pause-replica without a replica");
-    try {  // a replica still catching up from the last pause confirms nothing anyway
-        support::SentinelGroup::wait_for_replicas(master->port(), 1, std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
+    if (!replica_in_sync(master->port())) return false;  // one catching up confirms nothing anyway
     const int slot = holder_about_to_release(now_ns() + 6 * to_ns(lease_), [] { return false; });
     const int worker = slot < 0 ? -1 : workers_.worker_in(slot);
     const int lock = slot < 0 ? -1 : status_.slots[slot].holding.load();
@@ -33,13 +29,9 @@ bool NemesisRunner::pause_replica() {
     std::this_thread::sleep_for(pause);
     replica->resume();
     const Nanos resumed = now_ns();
-    std::string caught_up;
-    try {
-        support::SentinelGroup::wait_for_replicas(master->port(), 1, std::chrono::seconds(10));
-        caught_up = ", caught up " + ms_text(now_ns() - resumed) + " later";
-    } catch (const std::runtime_error&) {
-        caught_up = "; not caught up within 10 s";
-    }
+    const std::string caught_up = replica_in_sync(master->port(), std::chrono::seconds(10))
+                                      ? ", caught up " + ms_text(now_ns() - resumed) + " later"
+                                      : "; not caught up within 10 s";
     const Nanos end = now_ns();
     log_.write(Fault{start, end, Nemesis::pause_replica, worker, lock,
                      "SIGSTOP of replica :" + std::to_string(replica->port()) + " of master :" +

@@ -16,12 +16,8 @@ using namespace std::chrono_literals;
 // back as its replica (so the next failover has one to promote), and says how
 // long that took for the fault's log.
 std::string old_master_rejoined(std::uint16_t new_master, Nanos named, std::chrono::seconds within) {
-    try {
-        support::SentinelGroup::wait_for_replicas(new_master, 1, within);
-        return ", old master back as its replica after " + ms_text(now_ns() - named);
-    } catch (const std::runtime_error&) {
-        return "; the old master not back as its replica within " + std::to_string(within.count()) + " s";
-    }
+    if (replica_in_sync(new_master, within)) return ", old master back as its replica after " + ms_text(now_ns() - named);
+    return "; the old master not back as its replica within " + std::to_string(within.count()) + " s";
 }
 
 // A sentinel resumed after a SIGSTOP (sentinel-hang) sees its clock jump and
@@ -50,11 +46,7 @@ bool NemesisRunner::fail_over_under_release() {
     support::RedisServer& old_master = sentinels_->master();
     support::RedisServer& old_replica = sentinels_->replica();
     const std::uint16_t before = old_master.port();
-    try {  // nothing to promote until the last victim is back as a replica
-        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
+    if (!replica_in_sync(before)) return false;  // nothing to promote until the last victim is back
     const Nanos start = now_ns();
     // -NOGOODSLAVE until the sentinel has seen the replica: ask again.
     for (support::SyncRedis sentinel(sentinels_->sentinels[untilted(*sentinels_)]->port());;) {
@@ -108,11 +100,7 @@ bool NemesisRunner::fail_over(Nemesis kind) {
     if (kind == Nemesis::sentinel_failover_release) return fail_over_under_release();
     support::RedisServer& old_master = sentinels_->master();
     const std::uint16_t before = old_master.port();
-    try {  // nothing to promote until the last victim is back as a replica
-        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
+    if (!replica_in_sync(before)) return false;  // nothing to promote until the last victim is back
     const Nanos start = now_ns();
     std::uint16_t after;
     std::string how;
@@ -148,11 +136,7 @@ bool NemesisRunner::fail_over(Nemesis kind) {
 bool NemesisRunner::hang_sentinel() {
     if (!sentinels_) throw std::logic_error("nemesis sentinel-hang without a Sentinel deployment");
     const std::uint16_t before = sentinels_->master_port();
-    try {  // nothing to promote until the last victim is back as a replica
-        support::SentinelGroup::wait_for_replicas(before, 1, std::chrono::seconds(2));
-    } catch (const std::runtime_error&) {
-        return false;
-    }
+    if (!replica_in_sync(before)) return false;  // nothing to promote until the last victim is back
     support::RedisServer& hung = *sentinels_->sentinels.front();
     const Nanos start = now_ns();
     sentinels_->production_pace(true, 1);
