@@ -121,6 +121,10 @@ Model build_model(const RunFacts& facts) {
     return m;
 }
 
+std::string field_of(const RunFacts& facts, const std::string& owner, Access access) {
+    return facts.primitive == Primitive::rwlock && access == Access::exclusive ? owner + ":write" : owner;
+}
+
 int deposed_port(const Fault& f) {
     if (!fails_over(f.kind)) return 0;
     const auto arrow = f.detail.find(" -> :");

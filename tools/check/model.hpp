@@ -130,6 +130,12 @@ const Fault* cut_off(const Model& model, const Hold& hold);
 /// primary's) from, as its detail names it ("... :A -> :B ..."); 0 for other faults.
 int deposed_port(const Fault& fault);
 
+/// The field of the lock's hash that a hold of `owner` on side `access` is:
+/// a ReadWriteLock's writer is `owner:write` (its reads, and every other
+/// lock's holder, `owner`). A writer whose release was refused keeps that
+/// field while it reads: each side is judged by its own.
+std::string field_of(const RunFacts& facts, const std::string& owner, Access access);
+
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);
 

@@ -156,11 +156,6 @@ bool may_hold(const RunFacts& facts, const Model& m, int worker, int lock, Nanos
     return false;
 }
 
-bool owned_by(const std::vector<std::string>& fields, const std::string& owner) {
-    return std::any_of(fields.begin(), fields.end(),
-                       [&](const std::string& f) { return f == owner || f == owner + ":write"; });
-}
-
 // A hold on the server that no worker believes it has. During the run: the
 // owner's field read by the witness a client timeout or more after its
 // acquire failed (a refusal: it was told it holds nothing, and any hold given
@@ -177,9 +172,10 @@ void check_unbelieved(const RunFacts& facts, const Model& m, RunResult& r) {
             Nanos next = facts.stop;
             for (const Attempt& b : m.attempts[lock])
                 if (b.worker == a.worker && b.invoke > a.done) next = std::min(next, b.invoke);
+            const std::string field = field_of(facts, a.owner, a.access);
             for (const Sample& s : m.samples[lock]) {
-                if (s.time < a.done + to_ns(facts.timeout) || s.answered >= next || !owned_by(s.fields, a.owner))
-                    continue;
+                const bool held = std::find(s.fields.begin(), s.fields.end(), field) != s.fields.end();
+                if (s.time < a.done + to_ns(facts.timeout) || s.answered >= next || !held) continue;
                 ++r.unbelieved_holds.violations;
                 add_finding(r, "hold nobody believes",
                             lock_name(lock) + " held by worker " + std::to_string(a.worker) + "'s owner on :" +

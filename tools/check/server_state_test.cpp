@@ -125,6 +125,23 @@ TEST(UnbelievedHolds, AFieldLeftAfterTheRunByAWorkerThatReleasedOk) {
     EXPECT_EQ(check_history("believed-after", h).unbelieved_holds.violations, 0);
 }
 
+// A ReadWriteLock writer (c0:1) whose write release was refused keeps its
+// `c0:1:write` field, as it was told, and reads meanwhile (a downgrade): its
+// read release that returned ok leaves only the writer's field. Not a lost
+// release: each side is judged by its own field; the read's, left, is one.
+TEST(LostRelease, AReadReleaseIsJudgedByTheReadersFieldNotTheWritersLeftBeside) {
+    const auto rwlock = [](const std::string& name, const std::string& fields) {
+        History h{{{1000, 0, 1, "acquire", "invoke", 0, "c0:1"}, {1010, 0, 1, "acquire", "ok"},
+                   {1100, 0, 1, "release", "invoke"}, {1110, 0, 1, "release", "fail", -1, "NOPERM no hlen"},
+                   {1200, 0, 2, "acquire", "invoke", 0, "c0:1", "shared"}, {1210, 0, 2, "acquire", "ok", -1, {}, "shared"},
+                   {1300, 0, 2, "release", "invoke", -1, {}, "shared"}, {1310, 0, 2, "release", "ok", 0, {}, "shared"}}};
+        h.reads = {{1350, 1351, "7000 0 hash 400 -1 0 " + fields}};
+        return check_history(name, h, Primitive::rwlock);
+    };
+    EXPECT_EQ(rwlock("rw-writer-left", "c0:1:write").lost_releases.violations, 0);
+    EXPECT_EQ(rwlock("rw-reader-left", "c0:1:write c0:1").lost_releases.violations, 1);
+}
+
 // Worker 0 holds lock 0 from 1.010 s; its release at 2.000-2.010 s is
 // refused; the listener hears an unlock at `heard` ms. `other`: worker 1
 // releases it meanwhile too.

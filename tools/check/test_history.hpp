@@ -48,6 +48,7 @@ struct Line {
     const char* phase;
     long value = -1;
     std::string message = {};
+    const char* access = "exclusive";  // "shared": a ReadWriteLock's read side
 };
 
 // One read of the witness: sent and answered (ms after t0), then
@@ -75,8 +76,8 @@ inline void write_history(const std::string& dir, const History& h) {
     for (const Read& r : h.reads) witness << t0 + r.sent * ms << ' ' << t0 + r.answered * ms << ' ' << r.rest << '\n';
     for (const Line& l : h.lines)
         std::ofstream(dir + "/worker-" + std::to_string(l.worker) + ".log", std::ios::app)
-            << t0 + l.t * ms << ' ' << l.worker << ' ' << l.op << ' ' << l.phase << " 0 " << l.hold
-            << " exclusive -1 " << l.value << ' ' << l.message << '\n';
+            << t0 + l.t * ms << ' ' << l.worker << ' ' << l.op << ' ' << l.phase << " 0 " << l.hold << ' '
+            << l.access << " -1 " << l.value << ' ' << l.message << '\n';
     std::ofstream log(dir + "/nemesis.log");
     for (const std::string& f : h.faults) log << f << '\n';
     std::ofstream sweep(dir + "/sweep.log");
