@@ -11,6 +11,11 @@ SyncRedis::SyncRedis(const std::string& host, int port)
                                  (context_ ? std::string(": ") + context_->errstr : ""));
 }
 
+void SyncRedis::set_timeout(std::chrono::milliseconds timeout) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+    redisSetTimeout(context_.get(), timeval{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)});
+}
+
 ReplyPtr SyncRedis::command(const std::vector<std::string>& args) {
     std::vector<const char*> argv;
     std::vector<size_t> lens;

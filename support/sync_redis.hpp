@@ -4,6 +4,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ public:
     SyncRedis(const SyncRedis&) = delete;
     SyncRedis& operator=(const SyncRedis&) = delete;
 
+    /// Every later read and write gives up after `timeout` (an I/O error):
+    /// for a caller that must not wait on a stopped server.
+    void set_timeout(std::chrono::milliseconds timeout);
     /// Runs one command; throws std::runtime_error on an I/O error (not on an error reply).
     ReplyPtr command(const std::vector<std::string>& args);
     /// The next pushed reply (after SUBSCRIBE); throws if none comes within 10 s.

@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 
 namespace holdfast::check {
@@ -32,7 +33,11 @@ constexpr NemesisName names[] = {
     {Nemesis::sentinel_failover_release, "sentinel-failover-release"},
     {Nemesis::cluster_kill_primary_waiting, "cluster-kill-primary-waiting"},
     {Nemesis::sentinel_hang, "sentinel-hang"},
+    {Nemesis::pause_replica, "pause-replica"},
+    {Nemesis::narrow_acl, "narrow-acl"},
 };
+
+constexpr const char* topology_names[] = {"auto", "server", "replicated", "sentinel", "cluster"};
 
 struct PrimitiveName {
     Primitive primitive;
@@ -46,6 +51,7 @@ constexpr PrimitiveName primitive_names[] = {
     {Primitive::fair, "fair", "FairLock"},
     {Primitive::rwlock, "rwlock", "ReadWriteLock"},
     {Primitive::semaphore, "semaphore", "Semaphore"},
+    {Primitive::expirable, "expirable", "PermitExpirableSemaphore"},
 };
 
 const PrimitiveName& entry_of(Primitive p) {
@@ -89,6 +95,7 @@ Nemesis parse_nemesis(const std::string& name) {
 }
 
 std::string Scenario::name() const {
+    if (mix) return "mix";
     std::string text;
     for (Nemesis n : faults) text += (text.empty() ? "" : "+") + nemesis_name(n);
     return text;
@@ -106,29 +113,79 @@ std::vector<Scenario> parse_scenarios(const std::string& text) {
     for (const std::string& item : split(text, ',')) {
         if (item.empty()) throw UsageError("empty scenario in --nemesis '" + text + "'");
         Scenario scenario;
-        for (const std::string& part : split(item, '+')) {
-            const Nemesis n = parse_nemesis(part);
-            if (!scenario.has(n)) scenario.faults.push_back(n);
-        }
+        if (item == "mix") scenario.mix = true;
+        else
+            for (const std::string& part : split(item, '+')) {
+                const Nemesis n = parse_nemesis(part);
+                if (!scenario.has(n)) scenario.faults.push_back(n);
+            }
         if (scenario.faults.size() > 1 && scenario.has(Nemesis::none))
             throw UsageError("'none' cannot be combined with other nemeses in '" + item + "'");
-        const bool sentinel = std::any_of(scenario.faults.begin(), scenario.faults.end(), needs_sentinel);
-        const bool cluster = std::any_of(scenario.faults.begin(), scenario.faults.end(), needs_cluster);
-        const bool single_server_only = std::any_of(scenario.faults.begin(), scenario.faults.end(), [](Nemesis n) {
-            return n != Nemesis::kill_holder && n != Nemesis::pause_holder && !needs_sentinel(n) && !needs_cluster(n);
-        });
-        if ((sentinel || cluster) && single_server_only)
-            throw UsageError("the sentinel-* and cluster-* nemeses combine only with kill-holder, pause-holder and "
-                             "nemeses of their own deployment: the others act on one server (" + item + ")");
-        if (sentinel && cluster)
-            throw UsageError("sentinel-* and cluster-* nemeses need different deployments; run them as separate "
-                             "scenarios (" + item + ")");
         if (scenario.has(Nemesis::restart_persistent) && scenario.has(Nemesis::restart_volatile))
             throw UsageError("restart-persistent and restart-volatile need differently configured servers; run them "
                              "as separate scenarios (" + item + ")");
+        topology_of(scenario, Topology::automatic);  // some topology runs them all
         scenarios.push_back(std::move(scenario));
     }
     return scenarios;
+}
+
+std::string topology_name(Topology t) { return topology_names[static_cast<int>(t)]; }
+
+Topology parse_topology(const std::string& name) {
+    for (std::size_t i = 0; i < std::size(topology_names); ++i)
+        if (name == topology_names[i]) return static_cast<Topology>(i);
+    throw UsageError("unknown topology '" + name + "' (valid: auto, server, replicated, sentinel, cluster)");
+}
+
+bool runs_on(Nemesis n, Topology t) {
+    if (needs_sentinel(n)) return t == Topology::sentinel;
+    if (needs_cluster(n)) return t == Topology::cluster;
+    switch (n) {
+        case Nemesis::none:
+        case Nemesis::kill_holder:
+        case Nemesis::pause_holder:
+            return true;
+        case Nemesis::pause_replica:  // the master's replica
+            return t == Topology::replicated || t == Topology::sentinel;
+        case Nemesis::revoke_rights:  // ACL changes on every data node
+        case Nemesis::narrow_acl:
+            return t != Topology::cluster;
+        default:  // act on the one server the run started with
+            return t == Topology::server || t == Topology::replicated;
+    }
+}
+
+Topology topology_of(const Scenario& scenario, Topology requested) {
+    const auto all_run_on = [&](Topology t) {
+        return std::all_of(scenario.faults.begin(), scenario.faults.end(), [t](Nemesis n) { return runs_on(n, t); });
+    };
+    if (requested != Topology::automatic) {
+        for (Nemesis n : scenario.faults)
+            if (!runs_on(n, requested))
+                throw UsageError("nemesis " + nemesis_name(n) + " does not run on --topology " +
+                                 topology_name(requested) + " (" + scenario.name() + ")");
+        return requested;
+    }
+    if (scenario.mix) return Topology::replicated;
+    for (Topology t : {Topology::server, Topology::replicated, Topology::sentinel, Topology::cluster})
+        if (all_run_on(t)) return t;
+    throw UsageError("no topology runs every nemesis of '" + scenario.name() +
+                     "': the sentinel-* and cluster-* nemeses combine only with kill-holder, pause-holder, "
+                     "pause-replica (sentinel), revoke-rights and narrow-acl (sentinel), and nemeses of their own "
+                     "deployment; the others act on one server");
+}
+
+Scenario mixed(const Scenario& scenario, Topology topology, std::uint64_t seed) {
+    if (!scenario.mix) return scenario;
+    Scenario mix{{}, true};
+    const Nemesis restart = seed % 2 ? Nemesis::restart_persistent : Nemesis::restart_volatile;
+    for (Nemesis n : all_nemeses()) {
+        if (n == Nemesis::none || !runs_on(n, topology)) continue;
+        if ((n == Nemesis::restart_persistent || n == Nemesis::restart_volatile) && n != restart) continue;
+        mix.faults.push_back(n);
+    }
+    return mix;
 }
 
 bool needs_sentinel(Nemesis n) {

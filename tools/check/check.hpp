@@ -56,7 +56,20 @@ enum class Nemesis {
     sentinel_failover_release,  // SENTINEL FAILOVER struck as a holder's critical section ends: its release meets the failover
     cluster_kill_primary_waiting,  // kill -9 a lock's primary while workers sleep waiting for it (the nemesis holds it)
     sentinel_hang,  // SIGSTOP the first sentinel, SENTINEL FAILOVER through the second at Sentinel's pace, SIGCONT
+    pause_replica,  // SIGSTOP the master's replica as a holder is about to release (workers re-take at once), SIGCONT
+    narrow_acl,     // ACL: take one command its scripts run from a worker's user for 0.5-2 x lease, then give it back
 };
+
+/// Where the lock server runs: one redis-server; one with a replica (the
+/// workers still reach the master directly); a Sentinel deployment (a master,
+/// a replica, three sentinels); a Redis Cluster of three masters. `automatic`:
+/// the first of these on which every nemesis of the scenario runs.
+enum class Topology { automatic, server, replicated, sentinel, cluster };
+std::string topology_name(Topology t);
+/// Throws UsageError listing the valid names.
+Topology parse_topology(const std::string& name);
+/// Whether nemesis `n` can act on topology `t`.
+bool runs_on(Nemesis n, Topology t);
 
 /// The nemeses that need the lock server deployed under Sentinel (a master,
 /// a replica, three sentinels), which the others do not know.
@@ -76,11 +89,22 @@ Nemesis parse_nemesis(const std::string& name);
 /// at random, one at a time.
 struct Scenario {
     std::vector<Nemesis> faults;
+    /// `mix`: every nemesis the topology allows, drawn at random (faults are
+    /// filled per run by mixed()).
+    bool mix = false;
     std::string name() const;
     bool has(Nemesis n) const;
 };
-/// "all" (each nemesis alone, in turn) or a comma list of scenarios "a,b+c".
+/// "all" (each nemesis alone, in turn), "mix", or a comma list of scenarios "a,b+c".
 std::vector<Scenario> parse_scenarios(const std::string& text);
+/// The topology `scenario` runs on: `requested`, or the one its nemeses need
+/// (a mix: replicated, which allows every single-server nemesis and
+/// pause-replica). Throws UsageError if a nemesis cannot run there.
+Topology topology_of(const Scenario& scenario, Topology requested);
+/// A mix for one run: every nemesis that runs on `topology`, except that a
+/// run restarts its server either with persistence or without (picked by
+/// `seed`: they need differently configured servers). Other scenarios as they are.
+Scenario mixed(const Scenario& scenario, Topology topology, std::uint64_t seed);
 
 /// Which primitive the workers take. primitive_flag() is the --primitive
 /// spelling, primitive_name() the report's.
@@ -90,7 +114,10 @@ enum class Primitive {
     fair,       // FairLock: also checked for first-come, first-served grants
     rwlock,     // ReadWriteLock: each hold takes the read or the write side at random
     semaphore,  // Semaphore: each hold is one of its `permits` permits
+    expirable,  // PermitExpirableSemaphore: each hold is one of its `permits` permits, with a lease
 };
+/// Semaphore or PermitExpirableSemaphore: up to `permits` holders at once, no owner.
+inline bool is_semaphore(Primitive p) { return p == Primitive::semaphore || p == Primitive::expirable; }
 std::string primitive_name(Primitive p);
 std::string primitive_flag(Primitive p);
 /// One --primitive spelling, "both" (rlock and fenced) or "all"; throws
@@ -116,13 +143,24 @@ struct Options {
     Schedule schedule = Schedule::random;
     std::vector<Scenario> scenarios;
     std::vector<Primitive> primitives{Primitive::rlock};
-    std::int64_t permits = 2;  // Semaphore: each semaphore's permits, set if absent
+    std::int64_t permits = 2;  // Semaphore, PermitExpirableSemaphore: each one's permits, set if absent
     std::string out;
     bool progress = true;
     bool strict = false;  // count anomalies a fault explains as violations too
+    Topology topology = Topology::automatic;
     std::string replica_sync = "required";  // the workers' Config::replica_sync (failover nemeses)
+    Duration replica_sync_timeout{0};  // the workers' Config::replica_sync_timeout; 0: replica_sync_wait()
 
     Duration client_timeout() const { return timeout.count() > 0 ? timeout : lease; }
+    /// The workers' Config::replica_sync_timeout: as given; else a quarter of
+    /// the lease (at most 1 s) under pause-replica, whose releases must be
+    /// reported unconfirmed before their hold's local deadline passes (a
+    /// WAIT as long as the lease never is: docs/deployments.md asks for one
+    /// well below it); else the library's default, 1 s, as the runs before it.
+    Duration replica_sync_wait(const Scenario& scenario) const {
+        if (replica_sync_timeout.count() > 0) return replica_sync_timeout;
+        return scenario.has(Nemesis::pause_replica) ? std::min(Duration(1000), lease / 4) : Duration(1000);
+    }
     /// How long a worker waits for a lock before it gives up and picks another:
     /// 5 leases; 30 where the nemesis kills a primary under waiters, which must
     /// still wait after its promotion and rejoin (seconds).
@@ -138,6 +176,7 @@ struct WorkerOptions {
     std::uint16_t lock_port = 0;
     std::string lock_url;             // set: the lock server's URI (a Sentinel deployment), not lock_port
     std::string replica_sync = "required";  // Config::replica_sync: off, wait or required
+    Duration replica_sync_timeout{1000};    // Config::replica_sync_timeout
     std::uint16_t resource_port = 0;
     int locks = 2;
     Duration lease{1000};
@@ -149,7 +188,8 @@ struct WorkerOptions {
     std::uint64_t seed = 0;
     std::string history;  // file this worker appends its events to
     std::string status;   // the run's shared status file
-    bool acl_users = false;  // connect as acl_user_of(slot), whose rights revoke-rights takes away
+    bool acl_users = false;  // connect as acl_user_of(slot), whose rights revoke-rights and narrow-acl narrow
+    bool relock = false;     // after a release, take the same lock again at once half the time (pause-replica)
 };
 
 /// The ACL user of a worker slot under revoke-rights (password acl_password).

@@ -22,24 +22,28 @@ constexpr int findings_per_kind = 3;
 // lease had run out).
 bool told(const Hold& a, const Hold& b) { return (a.lost > 0 && a.lost <= b.ack) || (b.lost > 0 && b.lost <= b.ack); }
 
-// Hold `b` began while `a`, granted earlier, had not ended, and a partition
-// cut one of them off. The library must tell a cut-off holder that its hold
-// is lost before anyone else can take the lock: "told" if it did (a's `lost`
-// before b's ack; or b's at its ack, b's grant having reached it too late),
-// an untold overlap, a violation, if not (unless another fault, a pause,
-// explains it). Told overlaps are what fencing is for: not failed.
-void judge_partitioned(const RunFacts& facts, const Model& m, RunResult& r, const Hold& a, const Hold& b) {
-    const bool a_told = partition_of(m, a) && a.lost > 0 && a.lost <= b.ack;
-    const bool b_told = partition_of(m, b) && b.lost > 0 && b.lost <= b.ack;
+// Hold `b` began while `a`, granted earlier, had not ended, and a fault cut
+// one of them off (cut_off: a partition, a narrowed ACL, a paused replica).
+// The library must tell a cut-off holder that its hold is lost before anyone
+// else can take the lock: "told" if it did (a's `lost` before b's ack; or b's
+// at its ack, b's grant having reached it too late), an untold overlap, a
+// violation, if not (unless another fault, a pause, explains it). Told
+// overlaps are what fencing is for: not failed.
+void judge_cut_off(const RunFacts& facts, const Model& m, RunResult& r, const Hold& a, const Hold& b) {
+    const Fault* a_cut = cut_off(m, a);
+    const Fault* b_cut = cut_off(m, b);
+    const bool a_told = a_cut && a.lost > 0 && a.lost <= b.ack;
+    const bool b_told = b_cut && b.lost > 0 && b.lost <= b.ack;
+    const std::string by = " (" + nemesis_name((a_cut ? a_cut : b_cut)->kind) + ")";
     if (a_told || b_told) {
         // --strict excuses nothing, this neither.
         if (facts.strict)
             judge(facts, m, r, r.overlaps, "told overlap", {&a, &b}, Excusable::by_lease_loss,
-                  "two holders of " + lock_name(b.lock) + " at once, the partitioned one told it had lost it");
+                  "two holders of " + lock_name(b.lock) + " at once, the one cut off" + by + " told it had lost it");
         return;
     }
     judge(facts, m, r, r.overlaps, "untold overlap", {&a, &b}, Excusable::by_lease_loss,
-          "two holders of " + lock_name(b.lock) + " at once, the partitioned one not told it had lost it");
+          "two holders of " + lock_name(b.lock) + " at once, the one cut off" + by + " not told it had lost it");
 }
 
 // Mutual exclusion: no two holds of a lock overlap unless both are shared
@@ -62,8 +66,8 @@ void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
             }
             for (const Hold* other : others) {
                 ++(told(*other, h) ? r.told : r.untold);
-                if (partition_of(m, *other) || partition_of(m, h)) {
-                    judge_partitioned(facts, m, r, *other, h);
+                if (cut_off(m, *other) || cut_off(m, h)) {
+                    judge_cut_off(facts, m, r, *other, h);
                     continue;
                 }
                 judge(facts, m, r, r.overlaps, "overlap", {other, &h}, Excusable::by_lease_loss,
@@ -216,9 +220,8 @@ void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
                 const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
                     return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
                 });
-                const bool held = std::any_of(s->fields.begin(), s->fields.end(), [&](const std::string& field) {
-                    return field == h.owner || field == h.owner + ":write";
-                });
+                const std::string field = field_of(facts, h.owner, h.access);
+                const bool held = std::find(s->fields.begin(), s->fields.end(), field) != s->fields.end();
                 if (deposed || !held) continue;
                 lost_release(facts, m, r, h, s->time,
                              "the owner's field was still on :" + std::to_string(s->port) + " at " +
@@ -250,7 +253,8 @@ bool judge(const RunFacts& facts, const Model& m, RunResult& r, Tally& tally, co
 long RunResult::violations() const {
     return overlaps.violations + lost_releases.violations + lost_updates.violations + stale_writes.violations +
            token_order.violations + fifo.violations + leaked_holds + renewed_after_release + integrity +
-           worker_failures + slow_regrants + slow_wakeups + stuck;
+           worker_failures + slow_regrants + slow_wakeups + stuck + keys_without_expiry + lost_permits.violations +
+           unbelieved_holds.violations + false_unlocks;
 }
 
 void add_finding(RunResult& result, const std::string& kind, const std::string& text) {
@@ -313,6 +317,7 @@ RunResult check_run(const RunFacts& facts) {
     if (facts.fenced()) check_tokens(facts, m, r);
     if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);
     check_liveness(facts, m, r);
+    check_server_state(facts, m, r);
     return r;
 }
 

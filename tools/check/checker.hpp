@@ -21,6 +21,7 @@ struct Tally {
 
 struct RunResult {
     std::string scenario;
+    Topology topology = Topology::server;
     Primitive primitive = Primitive::rlock;
     std::uint64_t seed = 0;
     std::string schedule;
@@ -50,6 +51,16 @@ struct RunResult {
     long leaked_holds = 0;  // release left a hold count behind
     long renewed_after_release = 0;  // a hold the watchdog still renewed after its release was tried
     long integrity = 0;     // acknowledged write missing from the resource, or a writer nobody invoked
+    // What the lock server held (server_state.cpp): a key that should carry a
+    // lease found without one (each stretch of the witness's reads, and each
+    // key after the run, once); permits of a semaphore that do not add up
+    // (expected after a fault that may lose writes, for a plain semaphore);
+    // a hold on the server that its owner was told it did not have; an
+    // unlock announced by a release that was refused.
+    long keys_without_expiry = 0;
+    Tally lost_permits;
+    Tally unbelieved_holds;
+    long false_unlocks = 0;
     long worker_failures = 0;
 
     long regrants = 0, slow_regrants = 0;
@@ -77,6 +88,9 @@ RunResult check_run(const RunFacts& facts);
 
 /// Liveness, in liveness.cpp.
 void check_liveness(const RunFacts& facts, const Model& model, RunResult& result);
+
+/// What the lock server held, against what the workers believed, in server_state.cpp.
+void check_server_state(const RunFacts& facts, const Model& model, RunResult& result);
 
 /// First come, first served (fair lock), in fifo.cpp.
 void check_fifo(const RunFacts& facts, const Model& model, RunResult& result);

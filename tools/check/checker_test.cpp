@@ -10,12 +10,10 @@
 #include <vector>
 
 #include "checker.hpp"
+#include "test_history.hpp"
 
 namespace holdfast::check {
 namespace {
-
-constexpr Nanos ms = 1'000'000;
-constexpr Nanos t0 = 1'000'000'000'000;
 
 struct Story {
     long lost = 0;           // ms: when worker 0 is told its hold is lost (0: never)
@@ -23,27 +21,6 @@ struct Story {
     long healed = 2100;      // ms: when its partition ends
     bool strict = false;
 };
-
-// An empty directory for one hand-written history.
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = ::testing::TempDir() + "/holdfast-check-" + name;
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
-// What the hand-written histories share: one lock, 500 ms lease and timeout, a 3 s run.
-RunFacts one_lock_facts(const std::string& dir) {
-    RunFacts facts;
-    facts.dir = dir;
-    facts.lease = Duration(500);
-    facts.timeout = Duration(500);
-    facts.locks = 1;
-    facts.start = t0;
-    facts.stop = t0 + 3000 * ms;
-    facts.resources.resize(1);
-    return facts;
-}
 
 // Worker 0 holds lock 0 from 1.010 s to 2.000 s (its unlock then times
 // out); worker 1 holds it from 1.600 s to 1.700 s. The overlap is
@@ -197,49 +174,6 @@ TEST(FailoverResume, RunsFromTheLastGrantBeforeToTheFirstAfter) {
 }
 
 
-// One line of a hand-written worker history (times in ms after t0).
-struct Line {
-    long t;
-    int worker;
-    long hold;
-    const char* op;
-    const char* phase;
-    long value = -1;
-    std::string message = {};
-};
-
-// One read of the witness: sent and answered (ms after t0), then "PORT LOCK FIELD...".
-struct Read {
-    long sent;
-    long answered;
-    std::string rest;
-};
-
-// Writes `lines` to their workers' files, `faults` (nemesis.log lines) to the
-// fault log and `reads` to the witness's log, then checks the one-lock run.
-RunResult check_lines(const std::string& name, const std::vector<Line>& lines, const std::vector<std::string>& faults,
-                      const std::vector<Read>& reads = {}, bool replicas_synced = true) {
-    const std::string dir = fresh_dir(name);
-    std::ofstream witness(dir + "/witness.log");
-    for (const Read& r : reads) witness << t0 + r.sent * ms << ' ' << t0 + r.answered * ms << ' ' << r.rest << '\n';
-    witness.close();
-    for (const Line& l : lines)
-        std::ofstream(dir + "/worker-" + std::to_string(l.worker) + ".log", std::ios::app)
-            << t0 + l.t * ms << ' ' << l.worker << ' ' << l.op << ' ' << l.phase << " 0 " << l.hold
-            << " exclusive -1 " << l.value << ' ' << l.message << '\n';
-    std::ofstream log(dir + "/nemesis.log");
-    for (const std::string& f : faults) log << f << '\n';
-    log.close();
-    RunFacts facts = one_lock_facts(dir);
-    facts.replicas_synced = replicas_synced;
-    return check_run(facts);
-}
-
-// "START END kind worker lock detail", START and END in ms after t0.
-std::string fault(long start, long end, const std::string& rest) {
-    return std::to_string(t0 + start * ms) + ' ' + std::to_string(t0 + end * ms) + ' ' + rest;
-}
-
 // Worker 0 holds the lock from 1.010 s to 2.000 s, worker 1 from 1.600 s to
 // 1.700 s, during a failover: an expected overlap, told or untold as worker
 // 0 learnt of its loss before 1.600 s or not.
@@ -319,8 +253,9 @@ RunResult check_lost(const std::string& name, const LostStory& story) {
         lines.push_back({story.retry, 0, 2, "acquire", "invoke", 0, "c0:1"});
         lines.push_back({story.retry + 20, 0, 2, "acquire", "fail", -1, "timed out"});
     }
-    std::vector<Read> reads{{1150, 1151, "7000 0 c0:1"}, {1750, 1751, "7000 0 c1:1"}};
-    if (story.ghost) reads.push_back({1250, story.answered, std::to_string(story.ghost_port) + " 0 c0:1"});
+    std::vector<Read> reads{{1150, 1151, "7000 0 hash 500 -1 0 c0:1"}, {1750, 1751, "7000 0 hash 500 -1 0 c1:1"}};
+    if (story.ghost)
+        reads.push_back({1250, story.answered, std::to_string(story.ghost_port) + " 0 hash 500 -1 0 c0:1"});
     return check_lines(name, lines, story.faults, reads, story.replicas_synced);
 }
 

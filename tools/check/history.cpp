@@ -82,10 +82,68 @@ void HistoryWriter::write(const Fault& f) {
 
 void HistoryWriter::write(const Sample& s) {
     std::ostringstream line;
-    line << s.time << ' ' << s.answered << ' ' << s.port << ' ' << s.lock;
+    line << s.time << ' ' << s.answered << ' ' << s.port << ' ' << s.lock << ' ' << s.type << ' ' << s.pttl << ' '
+         << s.free << ' ' << s.held;
     for (const std::string& field : s.fields) line << ' ' << field;
     line << '\n';
     append(line.str());
+}
+
+void HistoryWriter::write(const Heard& h) {
+    std::ostringstream line;
+    line << h.time << ' ' << h.port << ' ' << h.lock << ' ' << h.channel << ' ' << one_line(h.payload) << '\n';
+    append(line.str());
+}
+
+void HistoryWriter::write(const SweptKey& k) {
+    std::ostringstream line;
+    line << k.port << ' ' << k.key << ' ' << k.type << ' ' << k.pttl << ' ' << (k.value.empty() ? "-" : k.value) << ' '
+         << k.members << ' ' << k.unleased;
+    for (const std::string& field : k.fields) line << ' ' << field;
+    line << '\n';
+    append(line.str());
+}
+
+std::vector<SweptKey> read_swept(const std::string& dir) {
+    std::vector<SweptKey> keys;
+    const std::filesystem::path path = std::filesystem::path(dir) / "sweep.log";
+    if (!std::filesystem::exists(path)) return keys;
+    each_line(path, [&keys](const std::string& line, const std::string& where) {
+        std::istringstream in(line);
+        SweptKey k;
+        if (!(in >> k.port >> k.key >> k.type >> k.pttl >> k.value >> k.members >> k.unleased))
+            throw std::runtime_error(where + ": malformed key '" + line + "'");
+        for (std::string field; in >> field;) k.fields.push_back(field);
+        keys.push_back(std::move(k));
+    });
+    return keys;
+}
+
+int lock_of_channel(const std::string& channel) {
+    const std::string tag = "{" + lock_name(0).substr(0, lock_name(0).size() - 1);  // "{check:lock:"
+    const auto at = channel.find(tag);
+    if (at == std::string::npos) return -1;
+    try {
+        return std::stoi(channel.substr(at + tag.size()));
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+std::vector<Heard> read_heard(const std::string& dir) {
+    std::vector<Heard> heard;
+    const std::filesystem::path path = std::filesystem::path(dir) / "unlocks.log";
+    if (!std::filesystem::exists(path)) return heard;
+    each_line(path, [&heard](const std::string& line, const std::string& where) {
+        std::istringstream in(line);
+        Heard h;
+        if (!(in >> h.time >> h.port >> h.lock >> h.channel))
+            throw std::runtime_error(where + ": malformed message '" + line + "'");
+        h.payload = rest_of(in);
+        heard.push_back(std::move(h));
+    });
+    std::stable_sort(heard.begin(), heard.end(), [](const Heard& a, const Heard& b) { return a.time < b.time; });
+    return heard;
 }
 
 std::vector<Event> read_events(const std::string& dir) {
@@ -135,7 +193,7 @@ std::vector<Sample> read_samples(const std::string& dir) {
     each_line(path, [&samples](const std::string& line, const std::string& where) {
         std::istringstream in(line);
         Sample s;
-        if (!(in >> s.time >> s.answered >> s.port >> s.lock))
+        if (!(in >> s.time >> s.answered >> s.port >> s.lock >> s.type >> s.pttl >> s.free >> s.held))
             throw std::runtime_error(where + ": malformed sample '" + line + "'");
         for (std::string field; in >> field;) s.fields.push_back(field);
         samples.push_back(std::move(s));

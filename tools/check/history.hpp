@@ -39,6 +39,10 @@ struct Event {
     std::string message;  // the error, for fail and unknown; acquire invoke: the owner id the hold takes
 };
 
+/// How the message of a release that failed with ReplicaSyncError begins: it
+/// released the hold on the master, but no replica confirmed it.
+inline constexpr const char* unconfirmed_release = "unconfirmed: ";
+
 /// One fault as the coordinator applied it.
 struct Fault {
     Nanos start = 0;
@@ -50,8 +54,8 @@ struct Fault {
 };
 
 /// What a lock server held at one moment, as the coordinator's witness read
-/// it: the fields of a lock's hash (owner ids; a writer's with `:write`) on
-/// one node that said it was a master. The read ran between `time`, taken
+/// it: a lock's key on one node that said it was a master, in one script
+/// (tools/check/witness_read.lua). The read ran between `time`, taken
 /// before it was sent (whatever had returned to its caller by then had run
 /// before it), and `answered`, taken when its reply had come (whatever was
 /// called after that ran after it).
@@ -60,7 +64,34 @@ struct Sample {
     Nanos answered = 0;
     int port = 0;
     int lock = -1;
-    std::vector<std::string> fields;
+    std::string type = "none";  // of the lock's key: hash (a lock), string (a semaphore's count), none
+    std::int64_t pttl = -2;     // its PTTL: -1 no expiry, -2 no key
+    std::int64_t free = -1;     // a semaphore's free permits (-1: no count)
+    std::int64_t held = 0;      // a permit-expirable semaphore's permits held (its ids, expired or not)
+    std::vector<std::string> fields;  // a lock hash's fields: owner ids (a writer's with `:write`)
+};
+
+/// One message published on a lock's channel, as the coordinator's unlock
+/// listener heard it on the master (unlocks.log).
+struct Heard {
+    Nanos time = 0;  // when the listener read it: after the script that published it ran
+    int port = 0;
+    int lock = -1;
+    std::string channel;
+    std::string payload;
+};
+
+/// One key on a master after the run, as the sweep read it (sweep.log): the
+/// workers gone, the nemesis done.
+struct SweptKey {
+    int port = 0;
+    std::string key;
+    std::string type;
+    std::int64_t pttl = -2;   // -1: no expiry
+    std::string value = "-";  // a string's
+    std::int64_t members = 0;   // a zset's or list's length
+    std::int64_t unleased = 0;  // a zset's members scored "never ends" (a permit without a lease)
+    std::vector<std::string> fields;  // a hash's fields but `mode`
 };
 
 /// Appends lines to a history file with one write(2) each, so a SIGKILL
@@ -75,6 +106,8 @@ public:
     void write(const Event& event);
     void write(const Fault& fault);
     void write(const Sample& sample);
+    void write(const Heard& heard);
+    void write(const SweptKey& key);
 
 private:
     void append(const std::string& line);
@@ -90,6 +123,13 @@ std::vector<Fault> read_faults(const std::string& dir);
 /// The witness's samples in `dir`/witness.log (none if there is no such
 /// file), ordered by time.
 std::vector<Sample> read_samples(const std::string& dir);
+
+/// The messages in `dir`/unlocks.log (none if there is no such file), by time.
+std::vector<Heard> read_heard(const std::string& dir);
+/// The keys in `dir`/sweep.log (none if there is no such file).
+std::vector<SweptKey> read_swept(const std::string& dir);
+/// The lock of the run a channel belongs to ("redisson_lock__channel:{check:lock:3}" -> 3), or -1.
+int lock_of_channel(const std::string& channel);
 
 std::string op_name(Op op);
 std::string phase_name(Phase phase);

@@ -25,7 +25,8 @@ constexpr const char* description =
     "holdfast-check: P client processes loop over K locks (or semaphores) on a throwaway redis-server while\n"
     "a nemesis injects faults; every step is logged and the merged history is checked for overlapping holds\n"
     "(more than N for a semaphore), lost updates, stale writes, token order, FIFO order (fair lock) and\n"
-    "liveness. See RELIABILITY.md.";
+    "liveness; what the server held is checked against what the workers believed (keys without expiry,\n"
+    "lost permits, holds nobody believes, unlocks announced by refused releases). See RELIABILITY.md.";
 
 constexpr const char* footer =
     "Exit status: 0 no violation of what the configuration promises; 1 violations (listed, with the\n"
@@ -35,6 +36,7 @@ constexpr const char* footer =
     "  holdfast-check --nemesis pause-holder --primitive both --runs 5\n"
     "  holdfast-check --nemesis kill-holder --primitive semaphore --permits 3\n"
     "  holdfast-check --nemesis partition-holder --seed 1 --lease 500ms --primitive all\n"
+    "  holdfast-check --nemesis pause-replica,narrow-acl,mix --topology sentinel --runs 20\n"
     "  holdfast-check --nemesis kill-holder+kill-connections --seed 42 --processes 6 --lease 2s";
 
 std::atomic<bool> interrupted{false};
@@ -80,7 +82,9 @@ void add_worker_options(CLI::App& worker, WorkerOptions& w) {
     worker.add_option("--status", w.status)->required();
     worker.add_option("--lock-url", w.lock_url);
     worker.add_option("--replica-sync", w.replica_sync);
+    worker.add_option_function<long>("--replica-sync-timeout-ms", [&w](long v) { w.replica_sync_timeout = Duration(v); });
     worker.add_flag("--acl-users", w.acl_users);
+    worker.add_flag("--relock", w.relock);
 }
 
 std::string make_out_dir(const std::string& requested) {
@@ -98,6 +102,9 @@ int coordinate(Options& o, const std::string& nemeses, const std::string& primit
     o.scenarios = parse_scenarios(nemeses);
     o.primitives = parse_primitives(primitives);
     o.seed = seed ? *seed : std::random_device{}();
+    if (nemeses == "all" && o.topology != Topology::automatic)  // each nemesis that runs there
+        std::erase_if(o.scenarios, [&](const Scenario& s) { return !runs_on(s.faults.front(), o.topology); });
+    for (const Scenario& scenario : o.scenarios) topology_of(scenario, o.topology);  // each runs there
     if (o.duration < o.lease * 3)
         throw UsageError("--duration " + cli::format_duration(o.duration) + " is too short for --lease " +
                          cli::format_duration(o.lease) + ": give it at least 3 leases");
@@ -136,7 +143,7 @@ int main(int argc, char** argv) {
     namespace check = holdfast::check;
     check::Options o;
     check::WorkerOptions w;
-    std::string nemeses = "all", primitives = "rlock", schedule = "random";
+    std::string nemeses = "all", primitives = "rlock", schedule = "random", topology = "auto";
     std::optional<std::uint64_t> seed;
     bool fenced = false, quiet = false;
 
@@ -156,17 +163,25 @@ int main(int argc, char** argv) {
                         "The clients' command timeout (Config::timeout) [the lease]");
     check::add_duration(app, "-d,--duration", o.duration, check::Duration(1000), "Length of each run [10s]");
     app.add_option("-n,--nemesis", nemeses,
-                   "Scenarios: 'all' (each nemesis alone, in turn), or a comma list of nemeses; join with + to "
+                   "Scenarios: 'all' (each nemesis alone, in turn), 'mix' (every nemesis the topology allows, drawn "
+                   "at random), or a comma list of nemeses; join with + to "
                    "combine (kill-holder+script-flush). Nemeses: none, kill-holder, pause-holder, kill-connections, "
                    "kill-pubsub, script-flush, pause-server, restart-persistent, restart-volatile, debug-sleep, "
                    "partition-holder, sentinel-failover, sentinel-kill-master, cluster-migrate-slot, cluster-failover, "
-                   "cluster-kill-primary, revoke-rights, sentinel-failover-release, cluster-kill-primary-waiting, sentinel-hang")
+                   "cluster-kill-primary, revoke-rights, sentinel-failover-release, cluster-kill-primary-waiting, "
+                   "sentinel-hang, pause-replica, narrow-acl")
         ->capture_default_str();
+    app.add_option("--topology", topology,
+                   "Where the lock server runs: server (one redis-server), replicated (one with a replica), sentinel "
+                   "(a master, a replica, three sentinels), cluster (three masters), or auto: the first of these "
+                   "every nemesis of a scenario runs on (mix: replicated)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "server", "replicated", "sentinel", "cluster"}));
     app.add_option("--primitive", primitives,
-                   "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, both (rlock and "
-                   "fenced) or all")
+                   "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, expirable "
+                   "(PermitExpirableSemaphore), both (rlock and fenced) or all")
         ->capture_default_str();
-    app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore), set if absent")
+    app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore, expirable), set if absent")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_flag("--fenced", fenced, "Same as --primitive fenced: FencedLock, the resource refusing stale tokens");
@@ -178,9 +193,12 @@ int main(int argc, char** argv) {
                  "Count every anomaly as a violation, also those a fault explains (a paused holder's overlaps): "
                  "shows that the checker fails what it should");
     app.add_option("--replica-sync", o.replica_sync,
-                   "The workers' Config::replica_sync under the sentinel-* and cluster-* nemeses: off, wait or required")
+                   "The workers' Config::replica_sync where the master has replicas: off, wait or required")
         ->capture_default_str()
         ->check(CLI::IsMember({"off", "wait", "required"}));
+    check::add_duration(app, "--replica-sync-timeout", o.replica_sync_timeout, check::Duration(10),
+                        "The workers' Config::replica_sync_timeout [a quarter of the lease, at most 1s, under "
+                        "pause-replica; else 1s]");
     app.add_flag("-q,--quiet", quiet, "No progress on stderr");
     auto* worker = app.add_subcommand("worker", "")->group("");  // internal: one client process
     check::add_worker_options(*worker, w);
@@ -193,6 +211,7 @@ int main(int argc, char** argv) {
     try {
         if (worker->parsed()) return check::run_worker(w);
         o.progress = !quiet;
+        o.topology = check::parse_topology(topology);
         o.schedule = schedule == "short"  ? check::Schedule::short_sections
                      : schedule == "long" ? check::Schedule::long_sections
                                           : check::Schedule::random;

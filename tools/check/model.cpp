@@ -20,6 +20,7 @@ constexpr Nanos reconnect_slack = 2'000'000'000;
 bool loses_queue_places(Nemesis kind) {
     switch (kind) {
         case Nemesis::kill_connections:
+        case Nemesis::pause_replica:  // replica sync `required`: a granted waiter's hold given back
         case Nemesis::pause_server:
         case Nemesis::debug_sleep:
         case Nemesis::restart_persistent:
@@ -52,6 +53,8 @@ Model build_model(const RunFacts& facts) {
     m.samples.resize(facts.locks);
     for (Sample& s : read_samples(facts.dir))
         if (s.lock >= 0 && s.lock < facts.locks) m.samples[s.lock].push_back(std::move(s));
+    m.heard = read_heard(facts.dir);
+    m.swept = read_swept(facts.dir);
     std::map<Key, Attempt> attempts;
     std::map<Key, std::string> owners;  // from each acquire's invoke
     std::map<Key, Hold> holds;
@@ -68,13 +71,14 @@ Model build_model(const RunFacts& facts) {
             if (a.queued == 0) a.queued = e.time;
         } else if (e.op == Op::acquire) {
             if (e.phase == Phase::invoke) {
-                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access};
+                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access, 0, e.message, {}};
                 owners[key] = e.message;
                 continue;
             }
             Attempt& a = attempts.at(key);
             a.done = e.time;
             a.outcome = e.phase;
+            if (e.phase != Phase::ok) a.message = e.message;
             if (e.phase == Phase::ok) {
                 Hold& h = holds[key] = Hold{};
                 h.worker = e.worker, h.hold = e.hold, h.lock = e.lock, h.invoke = a.invoke, h.ack = e.time;
@@ -85,7 +89,7 @@ Model build_model(const RunFacts& facts) {
         } else if (e.op == Op::release) {
             Hold& h = holds.at(key);
             if (e.phase == Phase::invoke) h.end = e.time;
-            else h.release = e.phase, h.released = e.time;
+            else h.release = e.phase, h.released = e.time, h.release_error = e.phase == Phase::ok ? "" : e.message;
             if (e.phase == Phase::ok) h.left_after_release = std::max<std::int64_t>(e.value, 0);
         } else if (e.phase == Phase::fail) {
             (e.op == Op::read ? m.reads_refused : m.writes_refused)++;
@@ -117,6 +121,10 @@ Model build_model(const RunFacts& facts) {
     return m;
 }
 
+std::string field_of(const RunFacts& facts, const std::string& owner, Access access) {
+    return facts.primitive == Primitive::rwlock && access == Access::exclusive ? owner + ":write" : owner;
+}
+
 int deposed_port(const Fault& f) {
     if (!fails_over(f.kind)) return 0;
     const auto arrow = f.detail.find(" -> :");
@@ -129,13 +137,18 @@ int deposed_port(const Fault& f) {
     }
 }
 
-// Reaches past the heal by reconnect_slack: an acquire invoked then waits for
-// the connection the partition broke, and its lease counts from the invoke.
-const Fault* partition_of(const Model& model, const Hold& hold) {
-    for (const Fault& f : model.faults)
-        if (f.kind == Nemesis::partition_holder && f.worker == hold.worker && f.start <= hold.end &&
-            f.end + reconnect_slack >= hold.invoke)
-            return &f;
+// A partition reaches past the heal by reconnect_slack: an acquire invoked
+// then waits for the connection the partition broke, and its lease counts
+// from the invoke.
+const Fault* cut_off(const Model& model, const Hold& hold) {
+    for (const Fault& f : model.faults) {
+        if (f.start > hold.end) continue;
+        const bool partition = f.kind == Nemesis::partition_holder && f.worker == hold.worker &&
+                               f.end + reconnect_slack >= hold.invoke;
+        const bool narrowed = f.kind == Nemesis::narrow_acl && f.worker == hold.worker && f.end >= hold.invoke;
+        const bool unconfirmed = f.kind == Nemesis::pause_replica && f.end >= hold.invoke;
+        if (partition || narrowed || unconfirmed) return &f;
+    }
     return nullptr;
 }
 
@@ -160,7 +173,9 @@ std::optional<std::string> excuse(const RunFacts& facts, const Model& model, con
             // A worker whose rights were revoked left the queue (its tries refused), and its refused
             // release left it holding: taking the lock again re-entered that hold.
             if (loses_queue_places(f.kind) ||
-                ((f.kind == Nemesis::pause_holder || f.kind == Nemesis::revoke_rights) && f.worker == window.worker))
+                ((f.kind == Nemesis::pause_holder || f.kind == Nemesis::revoke_rights ||
+                  f.kind == Nemesis::narrow_acl) &&
+                 f.worker == window.worker))
                 return what;
             continue;
         }

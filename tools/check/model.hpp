@@ -31,6 +31,8 @@ struct Attempt {
     Phase outcome = Phase::invoke;  // invoke: never completed (the worker died)
     Access access = Access::exclusive;
     Nanos queued = 0;  // FairLock: when the waiter first saw itself in the queue (0: never)
+    std::string owner;    // the owner id it asked for the lock as
+    std::string message;  // its error, if it failed
     Window window() const { return {worker, invoke, done}; }
 };
 
@@ -51,6 +53,15 @@ struct Hold {
     std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
     Nanos lost = 0;  // when the library first told the holder its lease was lost (0: never); may precede ack
     std::string owner;  // the owner id its acquire took the lock as (empty in older histories)
+    std::string release_error;  // its release's error, if it failed
+    /// Its release failed with ReplicaSyncError: done on the master, confirmed by no replica.
+    bool unconfirmed() const { return release == Phase::fail && release_error.starts_with(unconfirmed_release); }
+    /// Its release was refused (an ACL, a full server): the library says nothing changed. Not one
+    /// that found the hold gone (NotOwnerError: "does not hold", LeaseLostError: "was lost by").
+    bool refused() const {
+        return release == Phase::fail && !unconfirmed() && release_error.find("does not hold") == std::string::npos &&
+               release_error.find("was lost by") == std::string::npos;
+    }
     std::string id() const { return hold_id(worker, hold); }
     bool shared() const { return access == Access::shared; }
     /// From its acquire call to its end.
@@ -74,7 +85,7 @@ struct RunFacts {
     std::vector<std::string> worker_failures;   // crashed or hung workers, already described
 
     bool fenced() const { return primitive == Primitive::fenced; }
-    bool semaphore() const { return primitive == Primitive::semaphore; }
+    bool semaphore() const { return is_semaphore(primitive); }
     /// How long a waiter lost from a fair lock's queue can hold up those behind it.
     Duration queue_budget() const { return primitive == Primitive::fair ? fair_wait_budget : Duration(0); }
 };
@@ -83,6 +94,8 @@ struct Model {
     std::vector<Event> events;
     std::vector<Fault> faults;
     std::vector<std::vector<Sample>> samples;    // per lock, by time: the witness's reads of the lock server
+    std::vector<Heard> heard;                    // by time: the messages the unlock listener heard
+    std::vector<SweptKey> swept;                 // the lock server's keys after the run
     std::vector<std::vector<Hold>> holds;        // per lock, by ack
     std::vector<std::vector<Attempt>> attempts;  // per lock, by invoke
     std::map<std::string, const Hold*> by_id;    // hold id -> hold
@@ -105,13 +118,23 @@ enum class Excusable { by_lease_loss, by_nothing, by_queue_loss };
 /// grant only after a later holder's.
 std::optional<std::string> excuse(const RunFacts& facts, const Model& model, const Window& window, Excusable how);
 
-/// The partition-holder fault that cut off `hold`'s worker during the hold (or
-/// healed while it was still reconnecting, before its acquire), or nullptr.
-const Fault* partition_of(const Model& model, const Hold& hold);
+/// The fault that cut `hold` off, so that the library may lose it and must
+/// then tell its holder before anyone else can enter, or nullptr: a
+/// partition of its worker during the hold (or healed while it was still
+/// reconnecting, before its acquire), its worker's ACL narrowed by a command
+/// (narrow-acl: renewals refused), or the replica paused (pause-replica:
+/// under replica sync `required` no renewal is confirmed).
+const Fault* cut_off(const Model& model, const Hold& hold);
 
 /// The port of the node a failover fault took the master's role (or a slot's
 /// primary's) from, as its detail names it ("... :A -> :B ..."); 0 for other faults.
 int deposed_port(const Fault& fault);
+
+/// The field of the lock's hash that a hold of `owner` on side `access` is:
+/// a ReadWriteLock's writer is `owner:write` (its reads, and every other
+/// lock's holder, `owner`). A writer whose release was refused keeps that
+/// field while it reads: each side is judged by its own.
+std::string field_of(const RunFacts& facts, const std::string& owner, Access access);
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);

@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "check.hpp"
+#include "deployment.hpp"
 #include "history.hpp"
 #include "tcp_proxy.hpp"
-#include "redis_server.hpp"
-#include "redis_cluster.hpp"
-#include "sentinel_group.hpp"
 #include "status.hpp"
 #include "workers.hpp"
 
@@ -24,9 +22,10 @@ class Client;
 
 namespace holdfast::check {
 
-/// cluster-node-timeout of the cluster the cluster-failover and
-/// cluster-kill-primary nemeses act on: a killed primary is replaced within seconds.
-inline constexpr int failover_node_timeout_ms = 1500;
+/// "123ms", for fault details.
+std::string ms_text(Nanos ns);
+/// Whether the master at `master_port` has a replica in sync (WAIT), within `within`.
+bool replica_in_sync(std::uint16_t master_port, std::chrono::seconds within = std::chrono::seconds(2));
 
 class NemesisRunner {
 public:
@@ -34,11 +33,9 @@ public:
     /// `replica_sync`: the workers' Config::replica_sync, which the nemesis's own client uses too.
     /// `primitive`: the workers', which the nemesis takes too where it holds a lock itself.
     NemesisRunner(const Scenario& scenario, Primitive primitive, Duration lease, int locks, std::uint64_t seed,
-                  support::RedisServer& server,
-                  Workers& workers, StatusPage& status, HistoryWriter& log,
-                  std::vector<std::unique_ptr<support::TcpProxy>>& proxies,
-                  support::SentinelGroup* sentinels = nullptr, support::RedisCluster* cluster = nullptr,
-                  std::string dir = {}, std::string replica_sync = "required");
+                  Deployment& deployment, Workers& workers, StatusPage& status, HistoryWriter& log,
+                  std::vector<std::unique_ptr<support::TcpProxy>>& proxies, std::string dir = {},
+                  std::string replica_sync = "required");
     ~NemesisRunner();
 
     /// Applies one fault and blocks while it lasts. False if there was nothing
@@ -53,6 +50,10 @@ public:
 private:
     bool hit_holder(Nemesis kind);
     bool revoke_rights();
+    bool narrow_acl();
+    bool pause_replica();
+    /// ACL SETUSER `user` `rules...` on every data node (ACLs are per node).
+    void set_user(const std::string& user, const std::vector<std::string>& rules);
     int any_holder();
     int holder_staying_inside();
     bool fail_over(Nemesis kind);
@@ -61,6 +62,7 @@ private:
     bool hang_sentinel();
     void migrate_slot();
     bool fail_over_primary(Nemesis kind);
+    bool cluster_ready();
     bool kill_primary_under_waiters();
     int waiters_on(int lock, Nanos since_before);
     void log_own(Op op, Phase phase, int lock, std::int64_t value = -1, std::string message = {});
@@ -72,7 +74,8 @@ private:
     Duration lease_;
     int locks_;
     std::mt19937_64 random_;
-    support::RedisServer& server_;
+    Deployment& deployment_;
+    support::RedisServer& server_;  // the single-server nemeses' target: the master the run started with
     Workers& workers_;
     StatusPage& status_;
     HistoryWriter& log_;
@@ -89,6 +92,8 @@ private:
     std::unique_ptr<HistoryWriter> own_log_;
     long own_holds_ = 0;
     std::int64_t own_token_ = -1;  // the fencing token of its hold, where the primitive has one
+    std::vector<std::string> narrow_order_;  // narrow-acl: the commands it takes away, in the seed's order
+    std::size_t narrowed_ = 0;               // narrow-acl: how many it has taken away so far (each in turn)
 };
 
 }  // namespace holdfast::check

@@ -29,11 +29,13 @@ std::string fixed(double v) {
 // Sums the runs of one row.
 struct Row {
     std::string scenario;
+    Topology topology = Topology::server;
     Primitive primitive = Primitive::rlock;
     int runs = 0;
     long attempts = 0, granted = 0, unknown = 0, lost_leases = 0, faults = 0, refused = 0, releases_in_migration = 0;
     bool migrates = false;  // the scenario moves slots
-    Tally overlaps, lost_releases, lost_updates, stale_writes, token_order, fifo;
+    Tally overlaps, lost_releases, lost_updates, stale_writes, token_order, fifo, lost_permits, unbelieved;
+    long unleased = 0, false_unlocks = 0;
     long leaks = 0, renewed_after_release = 0, other = 0, slow_wakeups = 0, slow_regrants = 0, regrants = 0, untold = 0, told = 0;
     Nanos regrant_max = 0, unavailable = 0;
     std::vector<double> wakeups, resumes, failover_wakeups;
@@ -52,11 +54,14 @@ struct Row {
         for (auto [sum, one] : {std::pair{&overlaps, &r.overlaps}, {&lost_releases, &r.lost_releases},
                                 {&lost_updates, &r.lost_updates},
                                 {&stale_writes, &r.stale_writes}, {&token_order, &r.token_order},
-                                {&fifo, &r.fifo}}) {
+                                {&fifo, &r.fifo}, {&lost_permits, &r.lost_permits},
+                                {&unbelieved, &r.unbelieved_holds}}) {
             sum->violations += one->violations;
             sum->expected += one->expected;
         }
         leaks += r.leaked_holds;
+        unleased += r.keys_without_expiry;
+        false_unlocks += r.false_unlocks;
         renewed_after_release += r.renewed_after_release;
         untold += r.untold;
         told += r.told;
@@ -90,10 +95,6 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
     }
 }
 
-bool deployed(const std::string& scenario) {
-    return scenario.find("sentinel-") != std::string::npos || scenario.find("cluster-") != std::string::npos;
-}
-
 }  // namespace
 
 std::string run_line(const RunResult& r) {
@@ -106,30 +107,40 @@ std::string run_line(const RunResult& r) {
 }
 
 std::string replay_command(const Options& o, const RunResult& r) {
-    return "holdfast-check --nemesis " + r.scenario + " --seed " + std::to_string(r.seed) + " --processes " +
+    return "holdfast-check --nemesis " + r.scenario + " --topology " + topology_name(r.topology) + " --seed " +
+           std::to_string(r.seed) + " --processes " +
            std::to_string(o.processes) + " --locks " + std::to_string(o.locks) + " --lease " +
            std::to_string(o.lease.count()) + "ms --timeout " + std::to_string(o.client_timeout().count()) +
            "ms --duration " + std::to_string(o.duration.count()) + "ms --schedule " + r.schedule +
            " --primitive " + primitive_flag(r.primitive) +
-           (r.primitive == Primitive::semaphore ? " --permits " + std::to_string(o.permits) : "") +
-           (deployed(r.scenario) ? " --replica-sync " + o.replica_sync : "") + (o.strict ? " --strict" : "");
+           (is_semaphore(r.primitive) ? " --permits " + std::to_string(o.permits) : "") +
+           (r.topology != Topology::server ? " --replica-sync " + o.replica_sync : "") +
+           (o.replica_sync_timeout.count() > 0
+                ? " --replica-sync-timeout " + std::to_string(o.replica_sync_timeout.count()) + "ms"
+                : "") +
+           (o.strict ? " --strict" : "");
 }
 
 void write_report(std::ostream& out, const Options& o, const std::vector<RunResult>& results) {
     std::vector<Row> rows;
     for (const RunResult& r : results) {
         auto it = std::find_if(rows.begin(), rows.end(),
-                               [&](const Row& row) { return row.scenario == r.scenario && row.primitive == r.primitive; });
+                               [&](const Row& row) {
+                                   return row.scenario == r.scenario && row.topology == r.topology &&
+                                          row.primitive == r.primitive;
+                               });
         if (it == rows.end()) {
             it = rows.insert(rows.end(), Row());
             it->scenario = r.scenario;
+            it->topology = r.topology;
             it->primitive = r.primitive;
         }
         it->add(r);
     }
-    std::vector<std::vector<std::string>> table{{"nemesis", "primitive", "runs", "acquires", "granted", "unknown",
-                                                 "leases lost", "faults", "overlaps", "overlaps untold/told",
-                                                 "lost releases",
+    std::vector<std::vector<std::string>> table{{"nemesis", "topology", "primitive", "runs", "acquires", "granted",
+                                                 "unknown", "leases lost", "faults", "overlaps", "overlaps untold/told",
+                                                 "lost releases", "keys without expiry", "lost permits",
+                                                 "holds nobody believes", "false unlocks",
                                                  "lost updates",
                                                  "stale writes accepted", "fenced out", "token order", "FIFO",
                                                  "leaked holds", "renewed after release", "other",
@@ -139,14 +150,19 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                                                  "verdict"}};
     for (const Row& r : rows) {
         const bool fenced = r.primitive == Primitive::fenced;
-        const bool counter = r.primitive != Primitive::semaphore;  // a semaphore's holders keep no counter
-        table.push_back({r.scenario, primitive_name(r.primitive), std::to_string(r.runs), std::to_string(r.attempts),
+        const bool counter = !is_semaphore(r.primitive);  // a semaphore's holders keep no counter
+        table.push_back({r.scenario, topology_name(r.topology), primitive_name(r.primitive), std::to_string(r.runs),
+                         std::to_string(r.attempts),
                          std::to_string(r.granted), std::to_string(r.unknown), std::to_string(r.lost_leases),
                          std::to_string(r.faults) +
                              (r.migrates ? " (" + std::to_string(r.releases_in_migration) + " releases inside)" : ""),
                          tally(r.overlaps),
                          counter ? std::to_string(r.untold) + "/" + std::to_string(r.told) : "-",
                          counter ? tally(r.lost_releases) : "-",
+                         std::to_string(r.unleased),
+                         counter ? "-" : tally(r.lost_permits),
+                         counter ? tally(r.unbelieved) : "-",
+                         counter ? std::to_string(r.false_unlocks) : "-",
                          counter ? tally(r.lost_updates) : "-",
                          counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
                          fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
@@ -177,6 +193,12 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
            "partition-holder an untold one is a violation, a told one is not (what fencing is for).\n"
            "Lost releases: a release that returned ok while the server kept the hold (its owner's field was\n"
            "read on a master after the release returned, before the holder tried that lock again).\n"
+           "Keys without expiry: a key that should carry a lease found without one (a lock's hash by the witness\n"
+           "during the run, each stretch once; any key by the sweep after it). Lost permits: a semaphore's permits\n"
+           "that do not add up (free + held = configured; a plain semaphore after the run, allowing one per call of\n"
+           "unknown outcome). Holds nobody believes: an owner's field on the server after its acquire failed, or\n"
+           "after the run that it exited believing it did not hold. False unlocks: an unlock announced on a lock's\n"
+           "channel while its holder's release was refused (nothing changed, so nothing was unlocked).\n"
            "Faults of cluster-migrate-slot: migrations, and the releases invoked while their lock's slot migrated.\n"
            "Resume after failover: per failover, the longest gap between two grants (any lock) overlapping it,\n"
            "from the last grant before the master stopped granting to the first after the failover.\n"

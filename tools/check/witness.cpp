@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "holdfast_scripts.hpp"
 #include "sync_redis.hpp"
 
 namespace holdfast::check {
@@ -27,21 +28,29 @@ void Witness::run(std::stop_token stop) {
         for (const std::uint16_t port : ports_) {
             auto& node = nodes[port];
             try {
-                if (!node) node = std::make_unique<support::SyncRedis>(port);
+                if (!node) {
+                    node = std::make_unique<support::SyncRedis>(port);
+                    // A paused node (a replica, the server) must not hold up the others' reads.
+                    node->set_timeout(std::max(every_, Duration(50)));
+                }
                 const auto role = node->command({"ROLE"});
                 if (role->type != REDIS_REPLY_ARRAY || role->elements == 0 ||
                     std::string(role->element[0]->str, role->element[0]->len) != "master")
                     continue;
                 for (int lock = 0; lock < locks_; ++lock) {
                     if (cluster_) node->command({"ASKING"});  // applies to the next command only
-                    Sample sample{now_ns(), 0, port, lock, {}};
-                    const auto hash = node->command({"HGETALL", lock_name(lock)});
+                    Sample sample;
+                    sample.time = now_ns(), sample.port = port, sample.lock = lock;
+                    const auto read = node->command({"EVAL", check_scripts::check_witness_read.body, "2",
+                                                     lock_name(lock), "{" + lock_name(lock) + "}:timeout"});
                     sample.answered = now_ns();
-                    if (hash->type != REDIS_REPLY_ARRAY) continue;  // MOVED, ASK: not this node's
-                    for (std::size_t i = 0; i + 1 < hash->elements; i += 2) {
-                        std::string field(hash->element[i]->str, hash->element[i]->len);
-                        if (field != "mode") sample.fields.push_back(std::move(field));
-                    }
+                    if (read->type != REDIS_REPLY_ARRAY || read->elements < 4) continue;  // MOVED, ASK: not this node's
+                    sample.type.assign(read->element[0]->str, read->element[0]->len);
+                    sample.pttl = read->element[1]->integer;
+                    sample.free = read->element[2]->integer;
+                    sample.held = read->element[3]->integer;
+                    for (std::size_t i = 4; i < read->elements; ++i)
+                        sample.fields.emplace_back(read->element[i]->str, read->element[i]->len);
                     log_.write(sample);
                 }
             } catch (const std::exception&) {  // down or restarting: try again next round

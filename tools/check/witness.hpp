@@ -1,7 +1,8 @@
 // The witness: reads what the lock server holds, a few times a lease, so the
 // checker can see a hold that stayed after its release returned ok (a lost
-// release). It reads each lock's hash on every node that says it is a master;
-// on a cluster with ASKING, so a slot's importing node answers too.
+// release), a lock without expiry, and a semaphore whose permits do not add
+// up. It reads each lock's key on every node that says it is a master; on a
+// cluster with ASKING, so a slot's importing node answers too.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <random>
@@ -15,159 +14,14 @@
 
 #include "history.hpp"
 #include "holdfast/holdfast.hpp"
-#include "primitive/names.hpp"
 #include "resource.hpp"
 #include "status.hpp"
+#include "targets.hpp"
 
 namespace holdfast::check {
 namespace {
 
 using namespace std::chrono_literals;
-
-// One lock (or semaphore) of the primitive under test, taken and released
-// by the calling thread. `access` matters only to a ReadWriteLock.
-class Target {
-public:
-    virtual ~Target() = default;
-    /// The fencing token (-1 for a primitive without), or nullopt when `wait` ran out.
-    virtual std::optional<std::int64_t> try_acquire(Duration wait, Access access) = 0;
-    virtual void release(Access access) = 0;
-    /// Whether the caller's hold is still renewed (a semaphore's permits never are).
-    virtual bool renewed(Access) { return false; }
-    /// Holds the caller still has after its release; -1 where the primitive does not count them.
-    virtual std::int64_t holds_left(Access access) = 0;
-    /// lease_lost_token() of the calling thread's hold; none (stop_possible()
-    /// false) where the primitive has none (a semaphore's permit has no lease).
-    virtual std::stop_token lost_token(Access) { return {}; }
-};
-
-// Any Lock, through the side that `access` names.
-class LockTarget : public Target {
-public:
-    std::optional<std::int64_t> try_acquire(Duration wait, Access access) override {
-        return side(access).try_lock_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
-    }
-    // Checked: the history records a release that failed.
-    void release(Access access) override { side(access).release(); }
-    std::int64_t holds_left(Access access) override { return side(access).hold_count(); }
-    std::stop_token lost_token(Access access) override { return side(access).lease_lost_token(); }
-    // Tracked by the watchdog: only then has the token a stop state.
-    bool renewed(Access access) override { return side(access).lease_lost_token().stop_possible(); }
-
-protected:
-    virtual Lock& side(Access access) = 0;
-};
-
-// A Lock with one side: Lock itself, FairLock, FencedLock.
-template <class L>
-class OneSided : public LockTarget {
-public:
-    template <class... Args>
-    explicit OneSided(Args&&... args) : lock_(std::forward<Args>(args)...) {}
-
-protected:
-    Lock& side(Access) override { return lock_; }
-    L lock_;
-};
-
-class Fenced : public OneSided<FencedLock> {
-public:
-    using OneSided::OneSided;
-    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
-        return lock_.try_lock_and_get_token(wait);
-    }
-};
-
-// A FairLock whose waiter watches the queue while its acquire call waits, on
-// a connection of its own (opened on first need, dropped on any error), and
-// reports the first time it sees itself there: the FIFO check's proof that it
-// had joined the queue by then.
-class Fair : public OneSided<FairLock> {
-public:
-    Fair(Client& client, std::string name, std::uint16_t port, std::function<void()> on_queued)
-        : OneSided(client, name, fair_wait_budget),
-          client_(client),
-          queue_(detail::fair_queue_key(lock_.name())),  // the key, under any Config::key_prefix
-          port_(port),
-          on_queued_(std::move(on_queued)) {}
-
-    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
-        const std::string owner = client_.current_owner();  // as unlock() and hold_count() use
-        auto taken = lock_.async_try_lock(owner, wait);
-        bool seen = false;
-        while (!seen && taken.wait_for(2ms) != std::future_status::ready)
-            if (in_queue(owner)) {
-                seen = true;
-                on_queued_();
-            }
-        return taken.get() ? std::optional<std::int64_t>(-1) : std::nullopt;
-    }
-
-private:
-    bool in_queue(const std::string& owner) {
-        try {
-            if (!probe_) probe_ = std::make_unique<support::SyncRedis>(port_);
-            return probe_->command({"LPOS", queue_, owner})->type == REDIS_REPLY_INTEGER;
-        } catch (const std::exception&) {  // a fault: no evidence this time
-            probe_.reset();
-            return false;
-        }
-    }
-
-    Client& client_;
-    std::string queue_;
-    std::uint16_t port_;
-    std::function<void()> on_queued_;
-    std::unique_ptr<support::SyncRedis> probe_;
-};
-
-class ReadWrite : public LockTarget {
-public:
-    ReadWrite(Client& client, std::string name) : lock_(client, std::move(name)) {}
-
-protected:
-    Lock& side(Access access) override { return access == Access::shared ? lock_.read_lock() : lock_.write_lock(); }
-
-private:
-    ReadWriteLock lock_;
-};
-
-// One permit of a semaphore. The count is set before each acquire if absent,
-// as an application that creates its semaphore on first use does: it also
-// brings the semaphore back after a restart that lost it.
-class SemaphoreTarget : public Target {
-public:
-    SemaphoreTarget(Client& client, std::string name, std::int64_t permits)
-        : semaphore_(client, std::move(name)), permits_(permits) {}
-    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
-        semaphore_.try_set_permits(permits_);
-        return semaphore_.try_acquire_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
-    }
-    void release(Access) override { semaphore_.release(); }
-    std::int64_t holds_left(Access) override { return -1; }
-
-private:
-    Semaphore semaphore_;
-    std::int64_t permits_;
-};
-
-// `on_queued`: a FairLock waiter has seen itself in the queue.
-std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std::string name,
-                                    std::function<void()> on_queued) {
-    switch (o.primitive) {
-        case Primitive::fenced:
-            return std::make_unique<Fenced>(client, std::move(name));
-        case Primitive::fair:
-            return std::make_unique<Fair>(client, std::move(name), o.lock_port, std::move(on_queued));
-        case Primitive::rwlock:
-            return std::make_unique<ReadWrite>(client, std::move(name));
-        case Primitive::semaphore:
-            return std::make_unique<SemaphoreTarget>(client, std::move(name), o.permits);
-        case Primitive::rlock:
-            break;
-    }
-    return std::make_unique<OneSided<Lock>>(client, std::move(name));
-}
 
 class Worker {
 public:
@@ -185,14 +39,21 @@ public:
     }
 
     void run() {
+        int lock = pick(0, o_.locks - 1);
         while (!stopping()) {
-            const int lock = pick(0, o_.locks - 1);
             const long hold = ++hold_;
             access_ = o_.primitive == Primitive::rwlock && pick(0, 1) ? Access::shared : Access::exclusive;
+            bool released = true;
             if (const auto token = acquire(lock, hold)) {
                 critical_section(lock, hold, *token);
-                release(lock, hold, *token);
+                released = release(lock, hold, *token);
             }
+            // --relock (pause-replica): half the time the same lock again at
+            // once, as a caller that unlocks and locks again does, even after
+            // a release that failed (unconfirmed by replicas, say).
+            if (o_.relock && pick(0, 1)) continue;
+            if (!released) back_off();
+            lock = pick(0, o_.locks - 1);
         }
     }
 
@@ -273,7 +134,7 @@ private:
 
     void critical_section(int lock, long hold, std::int64_t token) {
         const std::string id = hold_id(o_.id, hold);
-        if (o_.primitive == Primitive::semaphore) {  // up to N holders at once: no read-modify-write
+        if (is_semaphore(o_.primitive)) {  // up to N holders at once: no read-modify-write
             stay_inside();
             log(Op::write, Phase::invoke, lock, hold, token);
             const auto added = resource_.add(lock, id);
@@ -296,7 +157,8 @@ private:
         else log(Op::write, Phase::fail, lock, hold, token, write.value, "refused: token below the highest seen");
     }
 
-    void release(int lock, long hold, std::int64_t token) {
+    // False if the release failed (or its outcome is unknown): the caller backs off.
+    bool release(int lock, long hold, std::int64_t token) {
         slot_.holding.store(-1);
         slot_.section_ends.store(0);
         lost_watch_.reset();  // the hold ends here: a later loss is not this hold's
@@ -311,17 +173,19 @@ private:
         } catch (const NotOwnerError& e) {  // the lease ran out: someone else may have held it meanwhile
             log(Op::release, Phase::fail, lock, hold, token, -1, e.what());
             check_renewal();
-            return;
+            return true;
         } catch (const ConnectionError& e) {
             log(Op::release, Phase::unknown, lock, hold, token, -1, e.what());
             check_renewal();
-            back_off();
-            return;
-        } catch (const std::exception& e) {  // refused (revoke-rights: NOPERM)
+            return false;
+        } catch (const ReplicaSyncError& e) {  // gone on the master, no replica confirmed it: sent again later
+            log(Op::release, Phase::fail, lock, hold, token, -1, std::string(unconfirmed_release) + e.what());
+            check_renewal();
+            return false;
+        } catch (const std::exception& e) {  // refused (revoke-rights: NOPERM), unconfirmed (ReplicaSyncError)
             log(Op::release, Phase::fail, lock, hold, token, -1, e.what());
             check_renewal();
-            back_off();
-            return;
+            return false;
         }
         check_renewal();
         // Every hold is one acquisition, so the release must leave none behind.
@@ -333,6 +197,7 @@ private:
             probe_error = std::string("hold count probe failed: ") + e.what();
         }
         log(Op::release, Phase::ok, lock, hold, token, left, probe_error);
+        return true;
     }
 
     const WorkerOptions& o_;
@@ -357,6 +222,7 @@ int run_worker(const WorkerOptions& options) {
     config.replica_sync = options.replica_sync == "off"    ? ReplicaSync::off
                           : options.replica_sync == "wait" ? ReplicaSync::wait
                                                            : ReplicaSync::required;
+    config.replica_sync_timeout = options.replica_sync_timeout;
     config.timeout = options.timeout;
     config.connect_timeout = options.timeout;
     config.lock_watchdog_timeout = options.lease;

@@ -29,9 +29,11 @@ std::vector<std::string> worker_argv(const WorkerOptions& o) {
             "--worker-seed", std::to_string(o.seed),
             "--history", o.history,
             "--status", o.status,
-            "--replica-sync", o.replica_sync};
+            "--replica-sync", o.replica_sync,
+            "--replica-sync-timeout-ms", std::to_string(o.replica_sync_timeout.count())};
     if (!o.lock_url.empty()) argv.insert(argv.end(), {"--lock-url", o.lock_url});
     if (o.acl_users) argv.push_back("--acl-users");
+    if (o.relock) argv.push_back("--relock");
     return argv;
 }
 
