@@ -47,15 +47,15 @@ void judge_cut_off(const RunFacts& facts, const Model& m, RunResult& r, const Ho
 }
 
 // Mutual exclusion: no two holds of a lock overlap unless both are shared
-// (read holds of a ReadWriteLock); no more than N holds of an N-permit
+// (read holds of a ReadWriteLock) or take no value in common (a group lock's); no more than N holds of an N-permit
 // semaphore overlap.
 void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const auto& holds : m.holds)
         for (std::size_t j = 0; j < holds.size(); ++j) {
             const Hold& h = holds[j];
-            std::vector<const Hold*> others;  // earlier grants still held when h was granted
+            std::vector<const Hold*> others;  // earlier grants still held when h was granted, that exclude it
             for (std::size_t i = 0; i < j; ++i)
-                if (holds[i].end > h.ack && !(holds[i].shared() && h.shared())) others.push_back(&holds[i]);
+                if (holds[i].end > h.ack && holds[i].conflicts(h)) others.push_back(&holds[i]);
             if (facts.semaphore()) {
                 if (static_cast<std::int64_t>(others.size()) < facts.permits) continue;
                 others.push_back(&h);
@@ -315,7 +315,7 @@ RunResult check_run(const RunFacts& facts) {
     check_lost_releases(facts, m, r);
     for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
     if (facts.fenced()) check_tokens(facts, m, r);
-    if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);
+    if (is_fair(facts.primitive)) check_fifo(facts, m, r);
     check_liveness(facts, m, r);
     check_server_state(facts, m, r);
     return r;

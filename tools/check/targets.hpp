@@ -24,6 +24,9 @@ namespace holdfast::check {
 class Target {
 public:
     virtual ~Target() = default;
+    /// Draws what the next acquire asks for, as the history notes it: a group
+    /// lock's values (one letter each); empty for the other primitives.
+    virtual std::string next_values() { return {}; }
     /// The fencing token (-1 for a primitive without), or nullopt when `wait` ran out.
     virtual std::optional<std::int64_t> try_acquire(Duration wait, Access access) = 0;
     virtual void release(Access access) = 0;
