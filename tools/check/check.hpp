@@ -117,8 +117,11 @@ enum class Primitive {
     expirable,  // PermitExpirableSemaphore: each hold is one of its `permits` permits, with a lease
     nonreentrant,       // NonReentrantLock: a Lock its holder may not take again
     nonreentrant_fair,  // NonReentrantFairLock: a FairLock its holder may not take again; checked for FIFO too
-    group,  // MultiValueLock: each hold takes 2 or 3 of the values {a, b, c} of the lock's group (group_values())
+    group,  // MultiValueLock: each hold takes 2 or 3 of the group_values of the lock's group
 };
+/// The values of a group lock (--primitive group), one letter each. A hold
+/// takes 2 or 3 of them: any two such sets share a value.
+inline constexpr const char* group_values = "abc";
 /// Semaphore or PermitExpirableSemaphore: up to `permits` holders at once, no owner.
 inline bool is_semaphore(Primitive p) { return p == Primitive::semaphore || p == Primitive::expirable; }
 /// FairLock or NonReentrantFairLock: a queue, checked for first-come, first-served grants.

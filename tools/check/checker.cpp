@@ -220,9 +220,8 @@ void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
                 const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
                     return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
                 });
-                const std::string field = field_of(facts, h.owner, h.access);
-                const bool held = std::find(s->fields.begin(), s->fields.end(), field) != s->fields.end();
-                if (deposed || !held) continue;
+                // A group lock's owner may still hold other values (a set whose release was refused).
+                if (deposed || !shows_hold(facts, s->fields, h.owner, h.access, h.values)) continue;
                 lost_release(facts, m, r, h, s->time,
                              "the owner's field was still on :" + std::to_string(s->port) + " at " +
                                  at(facts, s->time) + ", " + std::to_string((s->time - h.released) / 1'000'000) +

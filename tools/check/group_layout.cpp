@@ -1,15 +1,15 @@
 #include "group_layout.hpp"
 
-#include <algorithm>
 #include <charconv>
 #include <map>
 
 namespace holdfast::check {
 
-std::vector<std::string> group_holders(const std::vector<std::string>& hgetall, std::int64_t now_ms) {
+std::vector<std::string> group_holds(const std::vector<std::string>& hgetall, std::int64_t now_ms,
+                                     const std::map<std::string, std::string>& names) {
     std::map<std::string, std::string> hash;
     for (std::size_t i = 0; i + 1 < hgetall.size(); i += 2) hash[hgetall[i]] = hgetall[i + 1];
-    std::vector<std::string> holders;
+    std::vector<std::string> holds;
     for (std::size_t i = 0; i + 1 < hgetall.size(); i += 2) {
         const std::string& field = hgetall[i];
         const std::string& owner = hgetall[i + 1];
@@ -20,9 +20,12 @@ std::vector<std::string> group_holders(const std::vector<std::string>& hgetall, 
         const std::string& text = expires->second;
         if (std::from_chars(text.data(), text.data() + text.size(), until).ec != std::errc() || until <= now_ms)
             continue;
-        if (std::find(holders.begin(), holders.end(), owner) == holders.end()) holders.push_back(owner);
+        const auto name = names.find(field);
+        holds.push_back(owner + "=" + (name == names.end() ? field : name->second));
     }
-    return holders;
+    return holds;
 }
+
+std::string holder_of(const std::string& hold) { return hold.substr(0, hold.find('=')); }
 
 }  // namespace holdfast::check

@@ -74,7 +74,7 @@ struct Sample {
     std::int64_t free = -1;     // a semaphore's free permits (-1: no count)
     std::int64_t held = 0;      // a permit-expirable semaphore's permits held (its ids, expired or not)
     std::vector<std::string> fields;  // a lock hash's fields: owner ids (a writer's with `:write`); a group
-                                      // lock's: the owners holding a value (group_holders())
+                                      // lock's: its holds, "<owner>=<value>" (group_holds())
 };
 
 /// One message published on a lock's channel, as the coordinator's unlock
@@ -97,7 +97,7 @@ struct SweptKey {
     std::string value = "-";  // a string's
     std::int64_t members = 0;   // a zset's or list's length
     std::int64_t unleased = 0;  // a zset's members scored "never ends" (a permit without a lease)
-    std::vector<std::string> fields;  // a hash's fields but `mode`; a group lock's: its holders (group_holders())
+    std::vector<std::string> fields;  // a hash's fields but `mode`; a group lock's: its holds (group_holds())
 };
 
 /// Appends lines to a history file with one write(2) each, so a SIGKILL

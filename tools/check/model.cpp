@@ -129,6 +129,18 @@ std::string field_of(const RunFacts& facts, const std::string& owner, Access acc
     return facts.primitive == Primitive::rwlock && access == Access::exclusive ? owner + ":write" : owner;
 }
 
+bool shows_hold(const RunFacts& facts, const std::vector<std::string>& fields, const std::string& owner, Access access,
+                const std::string& values) {
+    if (facts.primitive != Primitive::group) {
+        const std::string field = field_of(facts, owner, access);
+        return std::find(fields.begin(), fields.end(), field) != fields.end();
+    }
+    return std::any_of(fields.begin(), fields.end(), [&](const std::string& hold) {
+        if (!hold.starts_with(owner + "=")) return false;
+        return values.empty() || values.find(hold.substr(owner.size() + 1)) != std::string::npos;
+    });
+}
+
 int deposed_port(const Fault& f) {
     if (!fails_over(f.kind)) return 0;
     const auto arrow = f.detail.find(" -> :");

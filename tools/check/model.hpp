@@ -143,6 +143,12 @@ int deposed_port(const Fault& fault);
 /// field while it reads: each side is judged by its own.
 std::string field_of(const RunFacts& facts, const std::string& owner, Access access);
 
+/// Whether `fields` (a witness's read or the sweep's of a lock's hash) show
+/// `owner` holding side `access`: field_of()'s field; for a group lock, a
+/// hold "<owner>=<value>" of one of `values` (of any value, if empty).
+bool shows_hold(const RunFacts& facts, const std::vector<std::string>& fields, const std::string& owner, Access access,
+                const std::string& values = {});
+
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);
 

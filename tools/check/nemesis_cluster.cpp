@@ -148,6 +148,7 @@ bool NemesisRunner::kill_primary_under_waiters() {
         case Primitive::rwlock: read_write = std::make_unique<ReadWriteLock>(*client_, lock_name(lock)); break;
         case Primitive::group:
             group = std::make_unique<MultiValueLock>(*client_, lock_name(lock), std::vector<std::string>{"a", "b", "c"});
+            static_assert(std::string_view(group_values) == "abc");
             break;
         default: one = std::make_unique<Lock>(*client_, lock_name(lock)); break;
     }
@@ -168,7 +169,7 @@ bool NemesisRunner::kill_primary_under_waiters() {
     ++own_holds_;
     own_token_ = -1;
     log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for),
-            client_->current_owner() + (group ? std::string(values_note) + "abc" : ""));
+            client_->current_owner() + (group ? std::string(values_note) + group_values : ""));
     try {
         const Duration wait = lease_ * 4;  // a worker's section is at most 2 leases
         bool taken = false;

@@ -3,6 +3,7 @@
 #include "group_layout.hpp"
 #include "history.hpp"
 #include "sync_redis.hpp"
+#include "targets.hpp"
 
 namespace holdfast::check {
 namespace {
@@ -20,13 +21,13 @@ std::vector<std::string> strings(const redisReply* reply) {
     return items;
 }
 
-// A group lock's holders at the server's time (its hash and its clock read
+// A group lock's holds at the server's time (its hash and its clock read
 // apart: nobody writes after the run).
-std::vector<std::string> group_holders_of(support::SyncRedis& node, const std::string& key) {
+std::vector<std::string> group_holds_of(support::SyncRedis& node, const std::string& key) {
     const std::vector<std::string> time = strings(node.command({"TIME"}).get());
     if (time.size() != 2) return {};
     const std::int64_t now_ms = std::stoll(time[0]) * 1000 + std::stoll(time[1]) / 1000;
-    return group_holders(strings(node.command({"HGETALL", key}).get()), now_ms);
+    return group_holds(strings(node.command({"HGETALL", key}).get()), now_ms, group_value_names());
 }
 
 // One key: its type, expiry and contents.
@@ -39,7 +40,7 @@ SweptKey read_key(support::SyncRedis& node, int port, const std::string& key, bo
     if (k.type == "string") {
         k.value = node.string({"GET", key});
     } else if (k.type == "hash" && group) {
-        k.fields = group_holders_of(node, key);
+        k.fields = group_holds_of(node, key);
     } else if (k.type == "hash") {
         for (const std::string& field : strings(node.command({"HKEYS", key}).get()))
             if (field != "mode") k.fields.push_back(field);

@@ -103,7 +103,7 @@ public:
         : client_(client), name_(std::move(name)), random_(seed ^ std::hash<std::string>()(name_)) {}
 
     std::string next_values() override {
-        const std::string all = "abc";
+        const std::string all = group_values;
         values_ = all;
         if (std::uniform_int_distribution<int>(0, 1)(random_))
             values_.erase(std::uniform_int_distribution<std::size_t>(0, all.size() - 1)(random_), 1);
@@ -181,6 +181,12 @@ private:
 };
 
 }  // namespace
+
+std::map<std::string, std::string> group_value_names() {
+    std::map<std::string, std::string> names;
+    for (const char* value = group_values; *value; ++value) names[MultiValueLock::field_of({value, 1})] = {value, 1};
+    return names;
+}
 
 std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std::string name,
                                     std::function<void()> on_queued) {

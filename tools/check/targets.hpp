@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -39,6 +40,9 @@ public:
     virtual std::stop_token lost_token(Access) { return {}; }
 };
 
+
+/// The fields of the group_values in a group lock's hash -> the values.
+std::map<std::string, std::string> group_value_names();
 
 /// The target of lock `name` for the worker's primitive; `on_queued`: a
 /// FairLock waiter has seen itself in the queue.

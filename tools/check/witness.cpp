@@ -5,6 +5,7 @@
 
 #include "group_layout.hpp"
 #include "holdfast_scripts.hpp"
+#include "targets.hpp"
 #include "sync_redis.hpp"
 
 namespace holdfast::check {
@@ -26,6 +27,7 @@ Witness::~Witness() {
 
 void Witness::run(std::stop_token stop) {
     std::map<std::uint16_t, std::unique_ptr<support::SyncRedis>> nodes;
+    const auto names = group_value_names();
     while (!stop.stop_requested()) {
         const Nanos round = now_ns();
         for (const std::uint16_t port : ports_) {
@@ -57,7 +59,7 @@ void Witness::run(std::stop_token stop) {
                         sample.fields.emplace_back(read->element[i]->str, read->element[i]->len);
                     if (group_ && sample.type == "hash" && !sample.fields.empty()) {  // the time, then HGETALL
                         const std::int64_t now_ms = std::stoll(sample.fields.front());
-                        sample.fields = group_holders({sample.fields.begin() + 1, sample.fields.end()}, now_ms);
+                        sample.fields = group_holds({sample.fields.begin() + 1, sample.fields.end()}, now_ms, names);
                     }
                     log_.write(sample);
                 }
