@@ -26,6 +26,13 @@ std::map<std::string, std::string> hash_of(support::SyncRedis& raw, const std::s
     return fields;
 }
 
+// `config` as ACL user `user` (created with `nopass`: any password passes).
+Config as_user(Config config, const std::string& user) {
+    config.username = user;
+    config.password = "x";
+    return config;
+}
+
 long long epoch_ms() {
     using namespace std::chrono;
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -211,10 +218,7 @@ TEST_F(Group, BadArgumentsAndAKeyOfAnotherType) {
 // anything is written: no value is left held without a lease.
 TEST_F(Group, AnAclRefusalWritesNothing) {
     raw->command({"ACL", "SETUSER", "narrow", "on", "nopass", "~*", "&*", "+@all", "-pexpire"});
-    Config narrow = config();
-    narrow.username = "narrow";
-    narrow.password = "x";
-    Client client(narrow);
+    Client client(as_user(config(), "narrow"));
     MultiValueLock ab(client, "flight", {"12A", "12B"});
     try {
         ab.try_lock();
@@ -224,6 +228,41 @@ TEST_F(Group, AnAclRefusalWritesNothing) {
         EXPECT_NE(std::string(e.what()).find("PEXPIRE"), std::string::npos) << e.what();
     }
     EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
+}
+
+// A set whose release was refused keeps its values to its lease, unrenewed.
+// A later set of the same owner sharing a value re-enters that value's hold,
+// as a Lock re-enters a hold whose release was refused; the Lock's release
+// then gives the re-entered hold back whole (release_verdict: give back the
+// rest no caller knows of). The set's release frees its other values and
+// reports the hold ended, but keeps the shared value, its expire time raised
+// by the later set: held, and extended by every later set that shares it,
+// by an owner that believes it holds nothing. Found by `holdfast-check
+// --primitive group --nemesis narrow-acl` (a lost release). Library bug, open:
+// disabled until it is fixed (it fails: 12A stays held).
+TEST_F(Group, DISABLED_AValueOfARefusedReleaseReEnteredByAnotherSetGoesWithThatSetsRelease) {
+    using namespace std::chrono_literals;
+    raw->command({"ACL", "SETUSER", "narrow", "on", "nopass", "~*", "&*", "+@all"});
+    Client client(as_user(config(), "narrow"));
+    // The Lock's behaviour, the one expected.
+    Lock lock(client, "seat");
+    ASSERT_TRUE(lock.try_lock_for(0s, 30s));
+    raw->command({"ACL", "SETUSER", "narrow", "-del"});  // what the release of a last hold runs
+    EXPECT_THROW(lock.release(), ServerError);
+    raw->command({"ACL", "SETUSER", "narrow", "+del"});
+    ASSERT_TRUE(lock.try_lock_for(0s, 30s));
+    lock.release();
+    EXPECT_FALSE(lock.is_locked());
+    // The group's.
+    MultiValueLock ac(client, "flight", {"12A", "12C"}), ab(client, "flight", {"12A", "12B"});
+    ASSERT_TRUE(ac.try_lock_for(0s, 30s));
+    raw->command({"ACL", "SETUSER", "narrow", "-hdel"});
+    EXPECT_THROW(ac.release(), ServerError);
+    raw->command({"ACL", "SETUSER", "narrow", "+hdel"});
+    ASSERT_TRUE(ab.try_lock_for(0s, 30s));
+    ab.release();
+    EXPECT_EQ(hash_of(*raw, "flight").count(a), 0u) << "12A still held after the release of {12A, 12B}";
+    EXPECT_EQ(hash_of(*raw, "flight").count(c), 1u);  // 12C: the refused hold's, to its lease
 }
 
 }  // namespace

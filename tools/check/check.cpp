@@ -52,6 +52,9 @@ constexpr PrimitiveName primitive_names[] = {
     {Primitive::rwlock, "rwlock", "ReadWriteLock"},
     {Primitive::semaphore, "semaphore", "Semaphore"},
     {Primitive::expirable, "expirable", "PermitExpirableSemaphore"},
+    {Primitive::nonreentrant, "nonreentrant", "NonReentrantLock"},
+    {Primitive::nonreentrant_fair, "nonreentrant-fair", "NonReentrantFairLock"},
+    {Primitive::group, "group", "MultiValueLock"},
 };
 
 const PrimitiveName& entry_of(Primitive p) {

@@ -115,9 +115,17 @@ enum class Primitive {
     rwlock,     // ReadWriteLock: each hold takes the read or the write side at random
     semaphore,  // Semaphore: each hold is one of its `permits` permits
     expirable,  // PermitExpirableSemaphore: each hold is one of its `permits` permits, with a lease
+    nonreentrant,       // NonReentrantLock: a Lock its holder may not take again
+    nonreentrant_fair,  // NonReentrantFairLock: a FairLock its holder may not take again; checked for FIFO too
+    group,  // MultiValueLock: each hold takes 2 or 3 of the group_values of the lock's group
 };
+/// The values of a group lock (--primitive group), one letter each. A hold
+/// takes 2 or 3 of them: any two such sets share a value.
+inline constexpr const char* group_values = "abc";
 /// Semaphore or PermitExpirableSemaphore: up to `permits` holders at once, no owner.
 inline bool is_semaphore(Primitive p) { return p == Primitive::semaphore || p == Primitive::expirable; }
+/// FairLock or NonReentrantFairLock: a queue, checked for first-come, first-served grants.
+inline bool is_fair(Primitive p) { return p == Primitive::fair || p == Primitive::nonreentrant_fair; }
 std::string primitive_name(Primitive p);
 std::string primitive_flag(Primitive p);
 /// One --primitive spelling, "both" (rlock and fenced) or "all"; throws

@@ -47,15 +47,15 @@ void judge_cut_off(const RunFacts& facts, const Model& m, RunResult& r, const Ho
 }
 
 // Mutual exclusion: no two holds of a lock overlap unless both are shared
-// (read holds of a ReadWriteLock); no more than N holds of an N-permit
+// (read holds of a ReadWriteLock) or take no value in common (a group lock's); no more than N holds of an N-permit
 // semaphore overlap.
 void check_overlaps(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const auto& holds : m.holds)
         for (std::size_t j = 0; j < holds.size(); ++j) {
             const Hold& h = holds[j];
-            std::vector<const Hold*> others;  // earlier grants still held when h was granted
+            std::vector<const Hold*> others;  // earlier grants still held when h was granted, that exclude it
             for (std::size_t i = 0; i < j; ++i)
-                if (holds[i].end > h.ack && !(holds[i].shared() && h.shared())) others.push_back(&holds[i]);
+                if (holds[i].end > h.ack && holds[i].conflicts(h)) others.push_back(&holds[i]);
             if (facts.semaphore()) {
                 if (static_cast<std::int64_t>(others.size()) < facts.permits) continue;
                 others.push_back(&h);
@@ -220,9 +220,8 @@ void check_lost_releases(const RunFacts& facts, const Model& m, RunResult& r) {
                 const bool deposed = std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
                     return f.start <= s->time && s->time <= f.end && deposed_port(f) == s->port;
                 });
-                const std::string field = field_of(facts, h.owner, h.access);
-                const bool held = std::find(s->fields.begin(), s->fields.end(), field) != s->fields.end();
-                if (deposed || !held) continue;
+                // A group lock's owner may still hold other values (a set whose release was refused).
+                if (deposed || !shows_hold(facts, s->fields, h.owner, h.access, h.values)) continue;
                 lost_release(facts, m, r, h, s->time,
                              "the owner's field was still on :" + std::to_string(s->port) + " at " +
                                  at(facts, s->time) + ", " + std::to_string((s->time - h.released) / 1'000'000) +
@@ -315,7 +314,7 @@ RunResult check_run(const RunFacts& facts) {
     check_lost_releases(facts, m, r);
     for (int lock = 0; lock < facts.locks; ++lock) check_resource(facts, m, lock, r);
     if (facts.fenced()) check_tokens(facts, m, r);
-    if (facts.primitive == Primitive::fair) check_fifo(facts, m, r);
+    if (is_fair(facts.primitive)) check_fifo(facts, m, r);
     check_liveness(facts, m, r);
     check_server_state(facts, m, r);
     return r;

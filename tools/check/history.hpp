@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check.hpp"
@@ -39,6 +40,10 @@ struct Event {
     std::string message;  // the error, for fail and unknown; acquire invoke: the owner id the hold takes
 };
 
+/// Where a group lock's acquire invoke notes the values it asks for, after
+/// the owner id in its message: "<owner> values=ab".
+inline constexpr std::string_view values_note = " values=";
+
 /// How the message of a release that failed with ReplicaSyncError begins: it
 /// released the hold on the master, but no replica confirmed it.
 inline constexpr const char* unconfirmed_release = "unconfirmed: ";
@@ -68,7 +73,8 @@ struct Sample {
     std::int64_t pttl = -2;     // its PTTL: -1 no expiry, -2 no key
     std::int64_t free = -1;     // a semaphore's free permits (-1: no count)
     std::int64_t held = 0;      // a permit-expirable semaphore's permits held (its ids, expired or not)
-    std::vector<std::string> fields;  // a lock hash's fields: owner ids (a writer's with `:write`)
+    std::vector<std::string> fields;  // a lock hash's fields: owner ids (a writer's with `:write`); a group
+                                      // lock's: its holds, "<owner>=<value>" (group_holds())
 };
 
 /// One message published on a lock's channel, as the coordinator's unlock
@@ -91,7 +97,7 @@ struct SweptKey {
     std::string value = "-";  // a string's
     std::int64_t members = 0;   // a zset's or list's length
     std::int64_t unleased = 0;  // a zset's members scored "never ends" (a permit without a lease)
-    std::vector<std::string> fields;  // a hash's fields but `mode`
+    std::vector<std::string> fields;  // a hash's fields but `mode`; a group lock's: its holds (group_holds())
 };
 
 /// Appends lines to a history file with one write(2) each, so a SIGKILL

@@ -24,9 +24,10 @@ namespace {
 constexpr const char* description =
     "holdfast-check: P client processes loop over K locks (or semaphores) on a throwaway redis-server while\n"
     "a nemesis injects faults; every step is logged and the merged history is checked for overlapping holds\n"
-    "(more than N for a semaphore), lost updates, stale writes, token order, FIFO order (fair lock) and\n"
-    "liveness; what the server held is checked against what the workers believed (keys without expiry,\n"
-    "lost permits, holds nobody believes, unlocks announced by refused releases). See RELIABILITY.md.";
+    "(more than N for a semaphore; sharing a value, for a group lock), lost updates, stale writes, token\n"
+    "order, FIFO order (fair locks) and liveness; what the server held is checked against what the workers\n"
+    "believed (keys without expiry, lost permits, holds nobody believes, unlocks announced by refused\n"
+    "releases). See RELIABILITY.md.";
 
 constexpr const char* footer =
     "Exit status: 0 no violation of what the configuration promises; 1 violations (listed, with the\n"
@@ -179,7 +180,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "server", "replicated", "sentinel", "cluster"}));
     app.add_option("--primitive", primitives,
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, expirable "
-                   "(PermitExpirableSemaphore), both (rlock and fenced) or all")
+                   "(PermitExpirableSemaphore), nonreentrant (NonReentrantLock), nonreentrant-fair "
+                   "(NonReentrantFairLock), group (MultiValueLock: each hold takes 2 or 3 of the values a, b, c of "
+                   "the lock's group), both (rlock and fenced) or all")
         ->capture_default_str();
     app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore, expirable), set if absent")
         ->capture_default_str()

@@ -56,7 +56,7 @@ Model build_model(const RunFacts& facts) {
     m.heard = read_heard(facts.dir);
     m.swept = read_swept(facts.dir);
     std::map<Key, Attempt> attempts;
-    std::map<Key, std::string> owners;  // from each acquire's invoke
+    std::map<Key, std::string> values;  // from each acquire's invoke: a group hold's values
     std::map<Key, Hold> holds;
     std::map<int, Nanos> last_event;
     std::map<Key, Nanos> lost;  // may be logged before its hold's ack
@@ -71,8 +71,11 @@ Model build_model(const RunFacts& facts) {
             if (a.queued == 0) a.queued = e.time;
         } else if (e.op == Op::acquire) {
             if (e.phase == Phase::invoke) {
-                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access, 0, e.message, {}};
-                owners[key] = e.message;
+                // "<owner>" or, for a group lock's hold, "<owner> values=<values>".
+                const auto note = e.message.find(values_note);
+                const std::string owner = e.message.substr(0, note);
+                attempts[key] = Attempt{e.worker, e.hold, e.lock, e.time, 0, Phase::invoke, e.access, 0, owner, {}};
+                if (note != std::string::npos) values[key] = e.message.substr(note + values_note.size());
                 continue;
             }
             Attempt& a = attempts.at(key);
@@ -82,7 +85,8 @@ Model build_model(const RunFacts& facts) {
             if (e.phase == Phase::ok) {
                 Hold& h = holds[key] = Hold{};
                 h.worker = e.worker, h.hold = e.hold, h.lock = e.lock, h.invoke = a.invoke, h.ack = e.time;
-                h.access = a.access, h.queued = a.queued, h.token = e.token, h.owner = owners[key];
+                h.access = a.access, h.queued = a.queued, h.token = e.token, h.owner = a.owner;
+                h.values = values[key];
             }
         } else if (e.op == Op::lost) {
             if (!lost.count(key)) lost[key] = e.time;
@@ -123,6 +127,18 @@ Model build_model(const RunFacts& facts) {
 
 std::string field_of(const RunFacts& facts, const std::string& owner, Access access) {
     return facts.primitive == Primitive::rwlock && access == Access::exclusive ? owner + ":write" : owner;
+}
+
+bool shows_hold(const RunFacts& facts, const std::vector<std::string>& fields, const std::string& owner, Access access,
+                const std::string& values) {
+    if (facts.primitive != Primitive::group) {
+        const std::string field = field_of(facts, owner, access);
+        return std::find(fields.begin(), fields.end(), field) != fields.end();
+    }
+    return std::any_of(fields.begin(), fields.end(), [&](const std::string& hold) {
+        if (!hold.starts_with(owner + "=")) return false;
+        return values.empty() || values.find(hold.substr(owner.size() + 1)) != std::string::npos;
+    });
 }
 
 int deposed_port(const Fault& f) {

@@ -53,6 +53,7 @@ struct Hold {
     std::int64_t left_after_release = 0;  // hold count the lock still had for the worker after a release
     Nanos lost = 0;  // when the library first told the holder its lease was lost (0: never); may precede ack
     std::string owner;  // the owner id its acquire took the lock as (empty in older histories)
+    std::string values;  // a group lock's hold: the values it took, one letter each (empty: the whole lock)
     std::string release_error;  // its release's error, if it failed
     /// Its release failed with ReplicaSyncError: done on the master, confirmed by no replica.
     bool unconfirmed() const { return release == Phase::fail && release_error.starts_with(unconfirmed_release); }
@@ -64,6 +65,12 @@ struct Hold {
     }
     std::string id() const { return hold_id(worker, hold); }
     bool shared() const { return access == Access::shared; }
+    /// Whether this hold and `other` exclude each other: the same lock, and
+    /// for a group lock values in common (each hold with none names the whole lock).
+    bool conflicts(const Hold& other) const {
+        if (values.empty() || other.values.empty()) return !(shared() && other.shared());
+        return values.find_first_of(other.values) != std::string::npos;
+    }
     /// From its acquire call to its end.
     Window window() const { return {worker, invoke, end}; }
 };
@@ -87,7 +94,7 @@ struct RunFacts {
     bool fenced() const { return primitive == Primitive::fenced; }
     bool semaphore() const { return is_semaphore(primitive); }
     /// How long a waiter lost from a fair lock's queue can hold up those behind it.
-    Duration queue_budget() const { return primitive == Primitive::fair ? fair_wait_budget : Duration(0); }
+    Duration queue_budget() const { return is_fair(primitive) ? fair_wait_budget : Duration(0); }
 };
 
 struct Model {
@@ -135,6 +142,12 @@ int deposed_port(const Fault& fault);
 /// lock's holder, `owner`). A writer whose release was refused keeps that
 /// field while it reads: each side is judged by its own.
 std::string field_of(const RunFacts& facts, const std::string& owner, Access access);
+
+/// Whether `fields` (a witness's read or the sweep's of a lock's hash) show
+/// `owner` holding side `access`: field_of()'s field; for a group lock, a
+/// hold "<owner>=<value>" of one of `values` (of any value, if empty).
+bool shows_hold(const RunFacts& facts, const std::vector<std::string>& fields, const std::string& owner, Access access,
+                const std::string& values = {});
 
 /// "12.345s" after the run's start, for messages.
 std::string at(const RunFacts& facts, Nanos t);

@@ -2,6 +2,7 @@
 // and a primary killed under waiters while the nemesis holds their lock.
 #include "nemesis.hpp"
 
+#include <functional>
 #include <thread>
 
 #include "holdfast/holdfast.hpp"
@@ -136,21 +137,44 @@ bool NemesisRunner::kill_primary_under_waiters() {
     if (is_semaphore(primitive_)) return false;
     std::unique_ptr<Lock> one;
     std::unique_ptr<ReadWriteLock> read_write;
+    std::unique_ptr<MultiValueLock> group;  // every value of the group: whatever a worker asks for waits
     switch (primitive_) {
         case Primitive::fenced: one = std::make_unique<FencedLock>(*client_, lock_name(lock)); break;
         case Primitive::fair: one = std::make_unique<FairLock>(*client_, lock_name(lock), fair_wait_budget); break;
+        case Primitive::nonreentrant_fair:
+            one = std::make_unique<NonReentrantFairLock>(*client_, lock_name(lock), fair_wait_budget);
+            break;
+        case Primitive::nonreentrant: one = std::make_unique<NonReentrantLock>(*client_, lock_name(lock)); break;
         case Primitive::rwlock: read_write = std::make_unique<ReadWriteLock>(*client_, lock_name(lock)); break;
+        case Primitive::group:
+            group = std::make_unique<MultiValueLock>(*client_, lock_name(lock), std::vector<std::string>{"a", "b", "c"});
+            static_assert(std::string_view(group_values) == "abc");
+            break;
         default: one = std::make_unique<Lock>(*client_, lock_name(lock)); break;
     }
-    Lock& held = read_write ? read_write->write_lock() : *one;
+    // What the nemesis does with its hold, whichever object holds it.
+    Lock* const lock_held = group ? nullptr : read_write ? &read_write->write_lock() : one.get();
+    struct {
+        std::function<bool(Duration, Duration)> try_lock_for;
+        std::function<void()> release;
+        std::function<std::int64_t()> hold_count;
+    } held;
+    if (group) {
+        held = {[&](Duration wait, Duration lease) { return group->try_lock_for(wait, lease); },
+                [&] { group->release(); }, [&] { return group->hold_count(); }};
+    } else {
+        held = {[=](Duration wait, Duration lease) { return lock_held->try_lock_for(wait, lease); },
+                [=] { lock_held->release(); }, [=] { return lock_held->hold_count(); }};
+    }
     ++own_holds_;
     own_token_ = -1;
-    log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for), client_->current_owner());
+    log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for),
+            client_->current_owner() + (group ? std::string(values_note) + group_values : ""));
     try {
         const Duration wait = lease_ * 4;  // a worker's section is at most 2 leases
         bool taken = false;
         if (primitive_ == Primitive::fenced) {
-            const auto token = static_cast<FencedLock&>(held).try_lock_and_get_token(wait, held_for);
+            const auto token = static_cast<FencedLock&>(*lock_held).try_lock_and_get_token(wait, held_for);
             taken = token.has_value();
             if (token) own_token_ = *token;
         } else {

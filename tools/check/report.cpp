@@ -165,7 +165,7 @@ void write_report(std::ostream& out, const Options& o, const std::vector<RunResu
                          counter ? std::to_string(r.false_unlocks) : "-",
                          counter ? tally(r.lost_updates) : "-",
                          counter ? tally(r.stale_writes) : "-", fenced ? std::to_string(r.refused) : "-",
-                         fenced ? tally(r.token_order) : "-", r.primitive == Primitive::fair ? tally(r.fifo) : "-",
+                         fenced ? tally(r.token_order) : "-", is_fair(r.primitive) ? tally(r.fifo) : "-",
                          std::to_string(r.leaks), std::to_string(r.renewed_after_release),
                          std::to_string(r.other),
                          r.regrants ? ms(r.regrant_max) + (r.slow_regrants ? " (" + std::to_string(r.slow_regrants) +

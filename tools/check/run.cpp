@@ -158,14 +158,15 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
 
     RunFacts facts = run_facts(o, spec, dir);
     const bool cluster = topology == Topology::cluster;
-    auto witness = std::make_unique<Witness>(deployment.data_ports(), cluster, o.locks,
+    const bool group = spec.primitive == Primitive::group;
+    auto witness = std::make_unique<Witness>(deployment.data_ports(), cluster, group, o.locks,
                                              std::max(Duration(5), o.lease / 10), dir + "/witness.log");
     // Sharded pub/sub on a cluster: no pattern subscription hears it.
     auto listener = cluster ? nullptr : std::make_unique<UnlockListener>(deployment.data_ports(), dir + "/unlocks.log");
     drive(o, spec, scenario, base, workers, nemesis, status.page(), interrupted, facts);
     witness.reset();
     listener.reset();
-    sweep(deployment, dir + "/sweep.log");
+    sweep(deployment, group, dir + "/sweep.log");
     for (int lock = 0; lock < o.locks; ++lock) facts.resources.push_back(read_resource(resource_server.port(), lock));
 
     RunResult result = check_run(facts);

@@ -34,6 +34,20 @@ const ScriptCommands expirable{
     {"decrby", "get", "incrby", "pexpire", "pttl", "publish", "set", "zadd", "zcard", "zrange", "zrangebyscore",
      "zrem", "zscore"}};
 
+// The non-reentrant acquires run their reentrant twins' commands (and refuse a second hold with an error).
+const ScriptCommands nonreentrant{
+    {"non_reentrant_lock/acquire.lua", "lock/release.lua", "lock/renew.lua", "lock/leave.lua"}, rlock.commands};
+
+const ScriptCommands nonreentrant_fair{
+    {"non_reentrant_lock/fair_acquire.lua", "fair_lock/give_up.lua", "fair_lock/release.lua", "lock/renew.lua"},
+    fair.commands};
+
+// The group lock's hold count (the workers' probe after a release) is a script too: query.lua.
+const ScriptCommands group{
+    {"multi_value_lock/acquire.lua", "multi_value_lock/release.lua", "multi_value_lock/renew.lua",
+     "multi_value_lock/query.lua"},
+    {"hdel", "hget", "hincrby", "hset", "pexpire", "pttl", "publish", "time"}};
+
 }  // namespace
 
 const ScriptCommands& script_commands(Primitive primitive) {
@@ -43,6 +57,9 @@ const ScriptCommands& script_commands(Primitive primitive) {
         case Primitive::rwlock: return rwlock;
         case Primitive::semaphore: return semaphore;
         case Primitive::expirable: return expirable;
+        case Primitive::nonreentrant: return nonreentrant;
+        case Primitive::nonreentrant_fair: return nonreentrant_fair;
+        case Primitive::group: return group;
         case Primitive::rlock: break;
     }
     return rlock;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "checker.hpp"
+#include "group_layout.hpp"
 
 namespace holdfast::check {
 namespace {
@@ -172,10 +173,10 @@ void check_unbelieved(const RunFacts& facts, const Model& m, RunResult& r) {
             Nanos next = facts.stop;
             for (const Attempt& b : m.attempts[lock])
                 if (b.worker == a.worker && b.invoke > a.done) next = std::min(next, b.invoke);
-            const std::string field = field_of(facts, a.owner, a.access);
             for (const Sample& s : m.samples[lock]) {
-                const bool held = std::find(s.fields.begin(), s.fields.end(), field) != s.fields.end();
-                if (s.time < a.done + to_ns(facts.timeout) || s.answered >= next || !held) continue;
+                if (s.time < a.done + to_ns(facts.timeout) || s.answered >= next ||
+                    !shows_hold(facts, s.fields, a.owner, a.access))
+                    continue;
                 ++r.unbelieved_holds.violations;
                 add_finding(r, "hold nobody believes",
                             lock_name(lock) + " held by worker " + std::to_string(a.worker) + "'s owner on :" +
@@ -191,9 +192,10 @@ void check_unbelieved(const RunFacts& facts, const Model& m, RunResult& r) {
     for (const SweptKey& k : m.swept) {
         const int lock = lock_of_key(facts, k);
         if (lock < 0 || k.type != "hash") continue;
-        std::set<std::string> owners;  // a writer that also reads has two fields
+        std::set<std::string> owners;  // a writer that also reads has two fields, a group's holder one a value
         for (std::string field : k.fields) {
             if (field.ends_with(":write")) field.resize(field.size() - 6);
+            if (facts.primitive == Primitive::group) field = holder_of(field);  // "<owner>=<value>"
             if (!owners.insert(field).second) continue;
             const auto found = worker_of.find(field);
             // A hold whose release was refused near the end may still be there, its lease running.

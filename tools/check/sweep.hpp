@@ -12,7 +12,9 @@
 namespace holdfast::check {
 
 /// Reads every key of every data node that says it is master into `path`.
-/// A node that does not answer within a second is left out.
-void sweep(Deployment& deployment, const std::string& path);
+/// A node that does not answer within a second is left out. `group`: the
+/// locks are group locks, whose hashes are read as their holders
+/// (group_layout.hpp), not their fields.
+void sweep(Deployment& deployment, bool group, const std::string& path);
 
 }  // namespace holdfast::check

@@ -1,6 +1,7 @@
 #include "targets.hpp"
 
 #include <future>
+#include <random>
 
 #include "holdfast/holdfast.hpp"
 #include "primitive/names.hpp"
@@ -51,19 +52,20 @@ public:
 // A FairLock whose waiter watches the queue while its acquire call waits, on
 // a connection of its own (opened on first need, dropped on any error), and
 // reports the first time it sees itself there: the FIFO check's proof that it
-// had joined the queue by then.
-class Fair : public OneSided<FairLock> {
+// had joined the queue by then. `L`: FairLock or NonReentrantFairLock.
+template <class L>
+class Fair : public OneSided<L> {
 public:
     Fair(Client& client, std::string name, std::uint16_t port, std::function<void()> on_queued)
-        : OneSided(client, name, fair_wait_budget),
+        : OneSided<L>(client, name, fair_wait_budget),
           client_(client),
-          queue_(detail::fair_queue_key(lock_.name())),  // the key, under any Config::key_prefix
+          queue_(detail::fair_queue_key(this->lock_.name())),  // the key, under any Config::key_prefix
           port_(port),
           on_queued_(std::move(on_queued)) {}
 
     std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
         const std::string owner = client_.current_owner();  // as unlock() and hold_count() use
-        auto taken = lock_.async_try_lock(owner, wait);
+        auto taken = this->lock_.async_try_lock(owner, wait);
         bool seen = false;
         while (!seen && taken.wait_for(2ms) != std::future_status::ready)
             if (in_queue(owner)) {
@@ -89,6 +91,41 @@ private:
     std::uint16_t port_;
     std::function<void()> on_queued_;
     std::unique_ptr<support::SyncRedis> probe_;
+};
+
+// A group lock over the lock's name as group: each hold takes 2 or 3 of the
+// values {a, b, c}, drawn by next_values(), so that any two holds share a
+// value (and exclude each other, as the lock's counter needs) while the sets
+// they wait for differ. One MultiValueLock object per hold: its set is its own.
+class Group : public Target {
+public:
+    Group(Client& client, std::string name, std::uint64_t seed)
+        : client_(client), name_(std::move(name)), random_(seed ^ std::hash<std::string>()(name_)) {}
+
+    std::string next_values() override {
+        const std::string all = group_values;
+        values_ = all;
+        if (std::uniform_int_distribution<int>(0, 1)(random_))
+            values_.erase(std::uniform_int_distribution<std::size_t>(0, all.size() - 1)(random_), 1);
+        return values_;
+    }
+    std::optional<std::int64_t> try_acquire(Duration wait, Access) override {
+        std::vector<std::string> values;
+        for (char value : values_) values.emplace_back(1, value);
+        lock_.emplace(client_, name_, values);
+        return lock_->try_lock_for(wait) ? std::optional<std::int64_t>(-1) : std::nullopt;
+    }
+    void release(Access) override { lock_->release(); }
+    std::int64_t holds_left(Access) override { return lock_->hold_count(); }
+    std::stop_token lost_token(Access) override { return lock_->lease_lost_token(); }
+    bool renewed(Access) override { return lock_->lease_lost_token().stop_possible(); }
+
+private:
+    Client& client_;
+    std::string name_;
+    std::mt19937_64 random_;
+    std::string values_;                   // of the next or current hold, one letter a value
+    std::optional<MultiValueLock> lock_;  // of the current hold
 };
 
 class ReadWrite : public LockTarget {
@@ -145,13 +182,26 @@ private:
 
 }  // namespace
 
+std::map<std::string, std::string> group_value_names() {
+    std::map<std::string, std::string> names;
+    for (const char* value = group_values; *value; ++value) names[MultiValueLock::field_of({value, 1})] = {value, 1};
+    return names;
+}
+
 std::unique_ptr<Target> make_target(const WorkerOptions& o, Client& client, std::string name,
                                     std::function<void()> on_queued) {
     switch (o.primitive) {
         case Primitive::fenced:
             return std::make_unique<Fenced>(client, std::move(name));
         case Primitive::fair:
-            return std::make_unique<Fair>(client, std::move(name), o.lock_port, std::move(on_queued));
+            return std::make_unique<Fair<FairLock>>(client, std::move(name), o.lock_port, std::move(on_queued));
+        case Primitive::nonreentrant_fair:
+            return std::make_unique<Fair<NonReentrantFairLock>>(client, std::move(name), o.lock_port,
+                                                                std::move(on_queued));
+        case Primitive::nonreentrant:
+            return std::make_unique<OneSided<NonReentrantLock>>(client, std::move(name));
+        case Primitive::group:
+            return std::make_unique<Group>(client, std::move(name), o.seed);
         case Primitive::rwlock:
             return std::make_unique<ReadWrite>(client, std::move(name));
         case Primitive::semaphore:

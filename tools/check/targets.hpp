@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -24,6 +25,9 @@ namespace holdfast::check {
 class Target {
 public:
     virtual ~Target() = default;
+    /// Draws what the next acquire asks for, as the history notes it: a group
+    /// lock's values (one letter each); empty for the other primitives.
+    virtual std::string next_values() { return {}; }
     /// The fencing token (-1 for a primitive without), or nullopt when `wait` ran out.
     virtual std::optional<std::int64_t> try_acquire(Duration wait, Access access) = 0;
     virtual void release(Access access) = 0;
@@ -36,6 +40,9 @@ public:
     virtual std::stop_token lost_token(Access) { return {}; }
 };
 
+
+/// The fields of the group_values in a group lock's hash -> the values.
+std::map<std::string, std::string> group_value_names();
 
 /// The target of lock `name` for the worker's primitive; `on_queued`: a
 /// FairLock waiter has seen itself in the queue.

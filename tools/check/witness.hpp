@@ -19,8 +19,10 @@ class Witness {
 public:
     /// Starts reading `locks` locks on the nodes at `ports` every `every`,
     /// appending each answer to `path` (witness.log). A node that is down,
-    /// or says it is a replica, is skipped that round.
-    Witness(std::vector<std::uint16_t> ports, bool cluster, int locks, Duration every, const std::string& path);
+    /// or says it is a replica, is skipped that round. `group`: the locks are
+    /// group locks, whose holders are read from their hashes (group_layout.hpp).
+    Witness(std::vector<std::uint16_t> ports, bool cluster, bool group, int locks, Duration every,
+            const std::string& path);
     /// Stops after the read in progress (a stopped server holds it up until resumed).
     ~Witness();
     Witness(const Witness&) = delete;
@@ -31,6 +33,7 @@ private:
 
     std::vector<std::uint16_t> ports_;
     bool cluster_;
+    bool group_;
     int locks_;
     Duration every_;
     HistoryWriter log_;

@@ -75,8 +75,10 @@ private:
     std::optional<std::int64_t> acquire(int lock, long hold) {
         const Nanos invoked = now_ns();
         // The owner id (every call comes from this thread): the checker looks for it on the server after a release.
+        const std::string values = targets_[lock]->next_values();
         history_.write(Event{invoked, o_.id, Op::acquire, Phase::invoke, lock, hold, access_, -1,
-                             invoked + to_ns(o_.lease), owner_});
+                             invoked + to_ns(o_.lease),
+                             values.empty() ? owner_ : owner_ + std::string(values_note) + values});
         slot_.waiting_since.store(invoked);
         slot_.waiting.store(lock);
         struct Done {  // the call is over, however it ends
