@@ -211,6 +211,11 @@ std::string primitive_name(Primitive p) { return entry_of(p).name; }
 std::string primitive_flag(Primitive p) { return entry_of(p).flag; }
 
 std::vector<Primitive> parse_primitives(const std::string& text) {
+    if (const auto comma = text.find(','); comma != std::string::npos) {
+        auto list = parse_primitives(text.substr(0, comma));
+        for (Primitive p : parse_primitives(text.substr(comma + 1))) list.push_back(p);
+        return list;
+    }
     if (text == "both") return {Primitive::rlock, Primitive::fenced};
     std::vector<Primitive> every;
     std::string valid;

@@ -128,7 +128,8 @@ inline bool is_semaphore(Primitive p) { return p == Primitive::semaphore || p ==
 inline bool is_fair(Primitive p) { return p == Primitive::fair || p == Primitive::nonreentrant_fair; }
 std::string primitive_name(Primitive p);
 std::string primitive_flag(Primitive p);
-/// One --primitive spelling, "both" (rlock and fenced) or "all"; throws
+/// One --primitive spelling, "both" (rlock and fenced), "all", or a comma
+/// list of them; throws
 /// UsageError listing the valid names.
 std::vector<Primitive> parse_primitives(const std::string& text);
 

@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                    "rlock, fenced (FencedLock), fair (FairLock), rwlock (ReadWriteLock), semaphore, expirable "
                    "(PermitExpirableSemaphore), nonreentrant (NonReentrantLock), nonreentrant-fair "
                    "(NonReentrantFairLock), group (MultiValueLock: each hold takes 2 or 3 of the values a, b, c of "
-                   "the lock's group), both (rlock and fenced) or all")
+                   "the lock's group), both (rlock and fenced), all, or a comma list")
         ->capture_default_str();
     app.add_option("--permits", o.permits, "Permits of each semaphore (--primitive semaphore, expirable), set if absent")
         ->capture_default_str()

@@ -252,5 +252,14 @@ TEST(NarrowAcl, EachPrimitivesCommandsAreThoseItsScriptsRun) {
     }
 }
 
+// CTest's narrow-acl run names its primitives: a comma list, each spelling
+// as alone; an unknown one is refused whole.
+TEST(Primitives, ACommaListIsEachOfItsSpellings) {
+    EXPECT_EQ(parse_primitives("rlock,nonreentrant-fair,group"),
+              (std::vector<Primitive>{Primitive::rlock, Primitive::nonreentrant_fair, Primitive::group}));
+    EXPECT_EQ(parse_primitives("both,fair"), (std::vector<Primitive>{Primitive::rlock, Primitive::fenced, Primitive::fair}));
+    EXPECT_THROW(parse_primitives("rlock,spoon"), UsageError);
+}
+
 }  // namespace
 }  // namespace holdfast::check
