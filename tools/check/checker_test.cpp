@@ -105,8 +105,9 @@ TEST(PartitionCheck, ToldWithoutAPartitionIsStillAnOverlap) {
 // Worker 1 releases lock 0 at 1.510 s while worker 0 waits (since 1.450 s,
 // just after a `fault` of worker `partitioned` ended at 1.400 s); worker 0 is
 // granted only at 1.800 s, 290 ms later.
-RunResult check_wakeup(int partitioned, const std::string& fault = "partition-holder") {
-    const std::string dir = fresh_dir("wakeup-" + fault + std::to_string(partitioned));
+RunResult check_wakeup(int partitioned, const std::string& fault = "partition-holder", int fault_lock = 0) {
+    const std::string dir =
+        fresh_dir("wakeup-" + fault + std::to_string(partitioned) + "-lock" + std::to_string(fault_lock));
     {
         auto line = [](std::ofstream& f, Nanos t, int worker, long hold, const char* op, const char* phase,
                        long value = -1) {
@@ -124,9 +125,11 @@ RunResult check_wakeup(int partitioned, const std::string& fault = "partition-ho
         line(a, 1900, 0, 1, "release", "invoke");
         line(a, 1910, 0, 1, "release", "ok", 0);
         std::ofstream(dir + "/nemesis.log") << t0 + 900 * ms << ' ' << t0 + 1400 * ms << ' ' << fault << ' '
-                                            << partitioned << " 0 stopped for 500ms\n";
+                                            << partitioned << ' ' << fault_lock << " stopped for 500ms\n";
     }
-    const RunFacts facts = one_lock_facts(dir);
+    RunFacts facts = one_lock_facts(dir);
+    facts.locks = fault_lock + 1;  // a fault on another lock: that lock exists, unused
+    facts.resources.resize(facts.locks);
     return check_run(facts);
 }
 
@@ -143,6 +146,14 @@ TEST(PauseCheck, ExcusesASlowWakeUpOfThePausedWorkerOnly) {
     EXPECT_EQ(check_wakeup(2, "pause-holder").slow_wakeups, 1);
 }
 
+
+// A worker killed while it waited for the lock may be the waiter the release
+// promises it to, so the others check again only a second later: excused on
+// that lock, not on another.
+TEST(KillCheck, ExcusesASlowWakeUpAfterAKillOnThatLockOnly) {
+    EXPECT_EQ(check_wakeup(2, "kill-holder", 0).slow_wakeups, 0);
+    EXPECT_EQ(check_wakeup(2, "kill-holder", 1).slow_wakeups, 1);
+}
 
 // Resume after a failover: from the last grant before it to the first after
 // it. Worker 0 holds from 0.500 s to 0.900 s; the master is killed at 1.000 s

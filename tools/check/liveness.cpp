@@ -37,6 +37,17 @@ bool hit_near(const Model& m, int worker, Nanos from, Nanos to, Nanos after) {
     });
 }
 
+// A process killed while listed as a waiter of `lock` (kill-holder's target
+// may be about to take it) can be the waiter a release promises the lock to:
+// the live waiters, told of a handoff to another, check again only
+// Config::lock_handoff_check (1 s) later (docs/lock.md). A listing outlives
+// its process by up to its wait, so the kill may come before the release.
+bool killed_near(const Model& m, int lock, Nanos from, Nanos to, Nanos after) {
+    return std::any_of(m.faults.begin(), m.faults.end(), [&](const Fault& f) {
+        return f.kind == Nemesis::kill_holder && f.lock == lock && f.start <= to && f.end + after >= from;
+    });
+}
+
 // After a holder is SIGKILLed, its lock is granted again within lease + 1 s
 // of the first moment someone waits for it. (A semaphore's permit has no
 // lease: a dead holder keeps it.)
@@ -107,7 +118,8 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
             if (latency <= wakeup_promise ||
                 fault_near(m, h.end, next->ack, shadow,
                            {Nemesis::kill_holder, Nemesis::pause_holder, Nemesis::partition_holder}) ||
-                hit_near(m, first_out->worker, h.end, next->ack, shadow))
+                hit_near(m, first_out->worker, h.end, next->ack, shadow) ||
+                killed_near(m, lock, h.end, next->ack, shadow))
                 continue;
             ++r.slow_wakeups;
             add_finding(r, "slow wake-up", lock_name(lock) + " released by worker " + std::to_string(h.worker) +
