@@ -8,6 +8,7 @@
 #include "holdfast/client.hpp"
 #include "holdfast/config.hpp"
 #include "hold/resends.hpp"
+#include "multi_value_lock/owner_sets.hpp"
 #include "primitive/wait_queues.hpp"
 #include "watchdog/hold_ledger.hpp"
 #include "watchdog/watchdog.hpp"
@@ -31,6 +32,8 @@ public:
     HoldLedger holds;
     // Releases to be sent again: unconfirmed, or unanswered (hold/release_hold.cpp).
     Resends resends;
+    // The group lock's sets per owner, which its release counts by (multi_value_lock/release.lua).
+    OwnerSets group_sets;
 
     /// "<uuid>:<thread-id>" of the calling thread, built once per thread.
     const std::string& current_owner() const;

@@ -1,5 +1,6 @@
 #include "holdfast/multi_value_lock.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -50,12 +51,51 @@ void send_attempt(detail::ClientCore& core, const detail::HoldId& hold, const st
         noun);
 }
 
+// The fields a hold's name `<fields>:<owner>` lists.
+std::vector<std::string_view> fields_in(std::string_view hold, std::size_t owner_size) {
+    std::vector<std::string_view> fields;
+    for (std::size_t at = 0; at + 22 + 1 + owner_size <= hold.size(); at += 22) fields.push_back(hold.substr(at, 22));
+    return fields;
+}
+
+// The owner's sets of `group` the ledger still counts, with their counts.
+std::vector<std::pair<std::string, std::int64_t>> sets_of(detail::ClientCore& core, const std::string& group,
+                                                          const std::string& owner) {
+    return core.group_sets.of(group, owner,
+                              [&core, &group](const std::string& name) { return core.holds.known(group, name); });
+}
+
+// What release.lua keeps of the owner's holds, as its callers know them: of
+// this set (after this release, when `releases_known` it gives back one the
+// ledger counts), and per value of the set, in all the owner's sets of the
+// group. The server's holds beyond these (a set whose release was refused,
+// re-entered by another set; an acquire whose reply was lost) go with this
+// release, as a Lock's last release gives back the rest.
+std::vector<std::string> kept_counts(detail::ClientCore& core, const detail::HoldId& hold, bool releases_known) {
+    const std::int64_t known = core.holds.known(hold.key, hold.counted_as());
+    const std::int64_t own = releases_known ? std::max<std::int64_t>(known - 1, 0) : known;
+    const auto fields = fields_in(hold.field, hold.owner.size());
+    std::vector<std::int64_t> kept(fields.size(), own);
+    for (const auto& [name, count] : sets_of(core, hold.key, hold.owner)) {
+        if (name == hold.field) continue;
+        const auto theirs = fields_in(name, hold.owner.size());
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            if (std::find(theirs.begin(), theirs.end(), fields[i]) != theirs.end()) kept[i] += count;
+    }
+    std::vector<std::string> counts{std::to_string(own)};
+    for (const std::int64_t count : kept) counts.push_back(std::to_string(count));
+    return counts;
+}
+
 void send_release(detail::ClientCore& core, const detail::HoldId& hold, const std::string& lease_ms,
-             detail::ReplyHandler done) {
+                  bool releases_known, detail::ReplyHandler done) {
     const Channel channel(core, hold.key);
-    detail::eval_reporting(core.transport, scripts::multi_value_lock_release, {hold.key},
-                           {detail::unlock_all_message, lease_ms, hold.field, channel.publish, channel.name}, hold.key,
-                           "unlock", std::move(done), noun);
+    std::vector<std::string> args{std::string(detail::unlock_all_message), lease_ms, hold.field,
+                                  std::string(channel.publish), channel.name};
+    for (std::string& count : kept_counts(core, hold, releases_known)) args.push_back(std::move(count));
+    const std::string_view key = hold.key;
+    detail::eval_reporting(core.transport, scripts::multi_value_lock_release, std::span(&key, 1),
+                           detail::views_of(args), hold.key, "unlock", std::move(done), noun);
 }
 
 }  // namespace
@@ -98,12 +138,17 @@ void MultiValueLock::acquire(std::string owner, std::optional<Duration> wait, st
     spec.request.deadline = detail::deadline_after(wait);
     spec.request.stop = std::move(stop);
     spec.request.give_back = [&core](const detail::HoldId& hold, std::function<void()> then) {
-        send_release(core, hold, "0", [then = std::move(then)](Failure, Reply) { then(); });
+        send_release(core, hold, "0", /*releases_known=*/false, [then = std::move(then)](Failure, Reply) { then(); });
     };
     spec.keeping = {true, true, lease ? nullptr : &scripts::multi_value_lock_renew, ttl};
     spec.gives_back_unknown = true;
-    detail::acquire_hold(core, std::move(spec),
-                         [done = std::move(done)](Failure error, bool acquired, std::int64_t) { done(error, acquired); });
+    // Indexed for the owner's releases of other sets of the group (kept_counts).
+    auto indexed = [&core, group = group_, name = spec.hold.field, owner = spec.hold.owner,
+                    done = std::move(done)](Failure error, bool acquired, std::int64_t) {
+        if (acquired) core.group_sets.taken(group, owner, name);
+        done(error, acquired);
+    };
+    detail::acquire_hold(core, std::move(spec), std::move(indexed));
 }
 
 bool MultiValueLock::acquire_blocking(std::optional<Duration> wait, std::optional<Duration> lease,
@@ -145,10 +190,15 @@ void MultiValueLock::async_release(std::string owner, Completion<> done) {
     detail::ReleaseSpec spec;
     spec.hold = {noun, group_, hold_name(owner), std::move(owner)};
     spec.send = [&core](const detail::HoldId& hold, const std::string& lease_ms, detail::ReplyHandler sent) {
-        send_release(core, hold, lease_ms, std::move(sent));
+        send_release(core, hold, lease_ms, /*releases_known=*/true, std::move(sent));
     };
-    detail::release_hold(core, std::move(spec),
-                         [done = std::move(done)](detail::ReleaseOutcome outcome) { done(outcome.error); });
+    // The index forgets the sets the ledger no longer counts (this one, when it ended).
+    auto unindexed = [&core, group = group_, owner = spec.hold.owner,
+                      done = std::move(done)](detail::ReleaseOutcome outcome) {
+        sets_of(core, group, owner);
+        done(outcome.error);
+    };
+    detail::release_hold(core, std::move(spec), std::move(unindexed));
 }
 
 void MultiValueLock::unlock() {

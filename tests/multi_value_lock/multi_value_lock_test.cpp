@@ -234,13 +234,11 @@ TEST_F(Group, AnAclRefusalWritesNothing) {
 // A later set of the same owner sharing a value re-enters that value's hold,
 // as a Lock re-enters a hold whose release was refused; the Lock's release
 // then gives the re-entered hold back whole (release_verdict: give back the
-// rest no caller knows of). The set's release frees its other values and
-// reports the hold ended, but keeps the shared value, its expire time raised
-// by the later set: held, and extended by every later set that shares it,
-// by an owner that believes it holds nothing. Found by `holdfast-check
-// --primitive group --nemesis narrow-acl` (a lost release). Library bug, open:
-// disabled until it is fixed (it fails: 12A stays held).
-TEST_F(Group, DISABLED_AValueOfARefusedReleaseReEnteredByAnotherSetGoesWithThatSetsRelease) {
+// rest no caller knows of). So does the set's release: the shared value goes
+// with it, instead of staying held (and extended by every later set that
+// shares it) by an owner that believes it holds nothing. Found by
+// `holdfast-check --primitive group --nemesis narrow-acl` (a lost release).
+TEST_F(Group, AValueOfARefusedReleaseReEnteredByAnotherSetGoesWithThatSetsRelease) {
     using namespace std::chrono_literals;
     raw->command({"ACL", "SETUSER", "narrow", "on", "nopass", "~*", "&*", "+@all"});
     Client client(as_user(config(), "narrow"));
@@ -263,6 +261,41 @@ TEST_F(Group, DISABLED_AValueOfARefusedReleaseReEnteredByAnotherSetGoesWithThatS
     ab.release();
     EXPECT_EQ(hash_of(*raw, "flight").count(a), 0u) << "12A still held after the release of {12A, 12B}";
     EXPECT_EQ(hash_of(*raw, "flight").count(c), 1u);  // 12C: the refused hold's, to its lease
+}
+
+// An owner's sets that share a value: the release of one keeps the value for
+// the others, counted as they hold it, and the last release frees it. With a
+// set inside another ({12A} in {12A, 12B}), the smaller set's release leaves
+// the value's count where no caller of the set believes in it: it must not
+// be given back as a hold nobody knows of.
+TEST_F(Group, AValueSharedWithTheOwnersOtherSetsStaysHeldForThem) {
+    Client client(config());
+    MultiValueLock ab(client, "flight", {"12A", "12B"}), bc(client, "flight", {"12B", "12C"}),
+        a_only(client, "flight", {"12A"});
+    const std::string me = client.current_owner();
+    ab.lock();
+    ab.lock();
+    bc.lock();
+    a_only.lock();
+    const auto count_of = [&](const std::string& field) {
+        const auto fields = hash_of(*raw, "flight");
+        const auto it = fields.find(field + ":" + me + ":lock_count");
+        return it == fields.end() ? std::string("none") : it->second;
+    };
+    EXPECT_EQ(count_of(a), "3");
+    EXPECT_EQ(count_of(b), "3");
+    a_only.release();  // 12A kept for {12A, 12B}, held twice
+    EXPECT_EQ(count_of(a), "2");
+    EXPECT_EQ(ab.hold_count(), 2);
+    ab.release();  // the reentrant set keeps one hold
+    EXPECT_EQ(ab.hold_count(), 1);
+    EXPECT_EQ(count_of(b), "2");
+    ab.release();  // 12A freed; 12B kept for {12B, 12C}
+    EXPECT_EQ(hash_of(*raw, "flight").count(a), 0u);
+    EXPECT_EQ(count_of(b), "1");
+    EXPECT_TRUE(bc.is_held_by_current_thread());
+    bc.release();
+    EXPECT_EQ(raw->integer({"DBSIZE"}), 0);
 }
 
 }  // namespace

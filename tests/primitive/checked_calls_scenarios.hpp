@@ -80,7 +80,10 @@ inline std::map<std::string, std::vector<Scenario>> scenarios() {
         return setup;
     };
     const std::vector<std::string> group_take{"30000", set, "publish", "ch:{grp}"};
-    const std::vector<std::string> group_release{"1", "30000", set, "publish", "ch:{grp}"};
+    // Kept after the release: holds of the set, then of fa and of fb.
+    const auto group_release = [&](const std::string& own, const std::string& of_fa, const std::string& of_fb) {
+        return std::vector<std::string>{"1", "30000", set, "publish", "ch:{grp}", own, of_fa, of_fb};
+    };
 
     // The permit-expirable semaphore 'pool' and its held ids.
     const std::vector<std::string> pool{"pool", "{pool}:timeout"};
@@ -218,12 +221,15 @@ inline std::map<std::string, std::vector<Scenario>> scenarios() {
           {"a hold that ended taken over", group_held("o2", "1", -1000, 30000), {"grp"}, group_take},
           {"held by another", group_held("o2", "1", 20000, 30000), {"grp"}, group_take, true, false, true}}},
         {"multi_value_lock_release",
-         {{"last hold", group_held("o1", "1", 20000, 30000), {"grp"}, group_release},
-          {"one of two holds, its leases raised", group_held("o1", "2", 20000, 1000), {"grp"}, group_release},
+         {{"last hold", group_held("o1", "1", 20000, 30000), {"grp"}, group_release("0", "0", "0")},
+          {"one of two holds, its leases raised", group_held("o1", "2", 20000, 1000), {"grp"},
+           group_release("1", "1", "1")},
+          {"a value kept for another set, one nobody believes in freed", group_held("o1", "2", 20000, 1000), {"grp"},
+           group_release("0", "1", "0")},
           {"a value lost, the other given back",
            {{"HSET", "grp", fa, "o1", fa + ":o1:expire_time", at(20000), fa + ":o1:lock_count", "1"},
             {"PEXPIRE", "grp", "30000"}},
-           {"grp"}, group_release}}},
+           {"grp"}, group_release("0", "0", "0")}}},
         {"multi_value_lock_renew",
          {{"two groups held",
            plus(group_held("o1", "1", 20000, 1000),
