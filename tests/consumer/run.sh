@@ -44,7 +44,9 @@ start_redis() {
             fi
             sleep 0.1
         done
-        kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null || true
+        # Gone already when the port was taken: not a failure of this script (set -e).
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
         redis_pid=""
     done
     fail "could not start redis-server on a free port (see $work/redis.log)"
