@@ -11,6 +11,7 @@
 -- include: ../primitive/release_rights.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[5] or '', ARGV[6] or '', ARGV[7] == '1'
 -- include: handoff.lua.part
+-- include: promise.lua.part
 if not targeted then
     return 0
 end
@@ -34,9 +35,6 @@ if not passes then
 end
 side('del', promise_key)
 if named then
-    side('zrem', waiters_key, named)
-    if not slot_moves or side('exists', waiters_key, promise_key) then
-        side('set', promise_key, named, 'PX', ARGV[4])
-    end
+    promise_to(named, ARGV[4])
 end
 return 1
