@@ -23,7 +23,8 @@ local owner, budget, now = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/checked_lists.lua.part
 -- include: ../primitive/release_rights.lua.part
-local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[6], ARGV[8] .. ':' .. owner, '0'}},
+-- include: ../primitive/unlock_message.lua.part
+local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[6], ARGV[8] .. ':' .. owner, unlock_message}},
     'releasing the fair lock')
 if refused then
     return refused
@@ -81,7 +82,7 @@ end
 -- here, the head is another live waiter).
 -- `calls`: what this path writes and publishes, in order, the first unchecked.
 local wakes = free and dead > 0
-local calls = dead_calls(dead, wakes and {{ARGV[6], ARGV[8] .. ':' .. head, '0'}} or {})
+local calls = dead_calls(dead, wakes and {{ARGV[6], ARGV[8] .. ':' .. head, unlock_message}} or {})
 local waits = ARGV[5] ~= 'try'
 local liveness = tonumber(ARGV[7])
 local joining, deadline, keep, pttl, head_deadline, head_alive
@@ -128,7 +129,7 @@ local refused_after = refused_call(calls, waits and 'waiting for the fair lock' 
 if refused_after then
     return refused_after
 end
-if wakes then redis.call(ARGV[6], ARGV[8] .. ':' .. head, '0') end
+if wakes then redis.call(ARGV[6], ARGV[8] .. ':' .. head, unlock_message) end
 drop_dead(dead)
 if not waits then
     return 1

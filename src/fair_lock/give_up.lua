@@ -11,6 +11,7 @@
 -- the first write or publish is checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/checked_lists.lua.part
+-- include: ../primitive/unlock_message.lua.part
 local doing = 'leaving the fair lock queue'
 local queue = redis.call('lrange', KEYS[2], 0, -1)
 local at = nil
@@ -30,7 +31,7 @@ if at == nil then
     return 0
 end
 local wakes = at == 1 and #queue > 1 and redis.call('exists', KEYS[1]) == 0
-local calls = wakes and {{ARGV[3], ARGV[4] .. ':' .. queue[2], '0'}} or {}
+local calls = wakes and {{ARGV[3], ARGV[4] .. ':' .. queue[2], unlock_message}} or {}
 if at < #queue then
     calls[#calls + 1] = {'zincrby', KEYS[3], -tonumber(ARGV[2]), queue[at + 1]}
 end
@@ -42,7 +43,7 @@ if refused then
     return refused
 end
 if wakes then
-    redis.call(ARGV[3], ARGV[4] .. ':' .. queue[2], '0')
+    redis.call(ARGV[3], ARGV[4] .. ':' .. queue[2], unlock_message)
 end
 for i = at + 1, #queue do
     redis.call('zincrby', KEYS[3], -tonumber(ARGV[2]), queue[i])

@@ -10,13 +10,14 @@
 -- the DEL after the publish is checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/stored_count.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'counting down')
 if refused then
     return refused
 end
-local count = redis.call('get', KEYS[1])
-if count and not string.match(count, '^-?%d+$') then
-    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+local count, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
 end
 local before = tonumber(count or 0)
 if before > 1 then

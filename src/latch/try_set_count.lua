@@ -8,15 +8,16 @@
 -- refused PUBLISH or SET (ACL) sets nothing.
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/stored_count.lua.part
 local refused = checks_rights and refused_right({{ARGV[3], ARGV[4], ARGV[1]}}, 'setting the count')
 if refused then
     return refused
 end
-local count = redis.call('get', KEYS[1])
+local count, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
+end
 if count then
-    if not string.match(count, '^-?%d+$') then
-        return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
-    end
     return 0
 end
 if not redis.acl_check_cmd('set', KEYS[1], ARGV[2]) then

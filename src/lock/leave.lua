@@ -9,8 +9,10 @@
 -- Reply 1 when a promise was passed on, else 0.
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/unlock_message.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[5] or '', ARGV[6] or '', ARGV[7] == '1'
 -- include: handoff.lua.part
+-- include: promise.lua.part
 if not targeted then
     return 0
 end
@@ -26,7 +28,7 @@ if passes then
     if named then
         redis.call(ARGV[2], ARGV[3], named)
     end
-    redis.call(ARGV[2], ARGV[3], '0')
+    redis.call(ARGV[2], ARGV[3], unlock_message)
 end
 side('zrem', waiters_key, ARGV[1])
 if not passes then
@@ -34,9 +36,6 @@ if not passes then
 end
 side('del', promise_key)
 if named then
-    side('zrem', waiters_key, named)
-    if not slot_moves or side('exists', waiters_key, promise_key) then
-        side('set', promise_key, named, 'PX', ARGV[4])
-    end
+    promise_to(named, ARGV[4])
 end
 return 1

@@ -19,6 +19,7 @@
 -- include: partial_release.lua.part
 local waiters_key, promise_key, slot_moves = ARGV[7] or '', ARGV[8] or '', ARGV[9] == '1'
 -- include: handoff.lua.part
+-- include: promise.lua.part
 local refused = checks_rights and refused_right({{'del', KEYS[1]}, {ARGV[4], ARGV[5], ARGV[1]}}, 'releasing the lock')
 if refused then
     return refused
@@ -50,9 +51,6 @@ if ARGV[4] ~= '' then
 end
 redis.call('del', KEYS[1])
 if named then
-    side('zrem', waiters_key, named)
-    if not slot_moves or side('exists', waiters_key, promise_key) then
-        side('set', promise_key, named, 'PX', ARGV[6])
-    end
+    promise_to(named, ARGV[6])
 end
 return 1

@@ -9,18 +9,15 @@
 -- lease, may need more.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 -- Reads first, then the PEXPIREs, each after the first checked before any
--- (checked_calls.lua.part): the ACL may refuse one key and not another.
+-- (renew_each.lua.part): the ACL may refuse one key and not another.
 -- include: ../primitive/checked_calls.lua.part
--- include: ../primitive/pexpire_all.lua.part
-local renewed, raised = {}, {}
-for i = 1, #KEYS do
-    if redis.pcall('hexists', KEYS[i], ARGV[i + 1]) == 1 then
-        if redis.call('pttl', KEYS[i]) < tonumber(ARGV[1]) then
-            raised[#raised + 1] = KEYS[i]
-        end
-        renewed[i] = 1
-    else
-        renewed[i] = 0
+-- include: ../primitive/renew_each.lua.part
+return renew_each(function(lock, owner, expiring)
+    if redis.pcall('hexists', lock, owner) ~= 1 then
+        return false
     end
-end
-return pexpire_all(raised, ARGV[1], 'renewing the lock') or renewed
+    if redis.call('pttl', lock) < tonumber(ARGV[1]) then
+        expiring[#expiring + 1] = lock
+    end
+    return true
+end, 'renewing the lock')

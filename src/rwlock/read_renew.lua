@@ -7,23 +7,20 @@
 -- Reply an array: 1 where the owner still holds reads, else 0.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 -- Reads first, then the PEXPIREs, each after the first checked before any
--- (checked_calls.lua.part): the ACL may refuse one key and not another.
+-- (renew_each.lua.part): the ACL may refuse one key and not another.
 -- include: ../primitive/checked_calls.lua.part
--- include: ../primitive/checked_lists.lua.part
+-- include: ../primitive/renew_each.lua.part
 -- include: read_hold.lua.part
-local renewed, calls = {}, {}
-for i = 1, #KEYS do
-    local holds = tonumber(redis.pcall('hget', KEYS[i], ARGV[i + 1]))
-    if holds ~= nil then
-        for n = 1, holds do
-            calls[#calls + 1] = {'pexpire', read_hold_key(KEYS[i], ARGV[i + 1], n), ARGV[1]}
-        end
-        if redis.call('pttl', KEYS[i]) < tonumber(ARGV[1]) then
-            calls[#calls + 1] = {'pexpire', KEYS[i], ARGV[1]}
-        end
-        renewed[i] = 1
-    else
-        renewed[i] = 0
+return renew_each(function(lock, owner, expiring)
+    local holds = tonumber(redis.pcall('hget', lock, owner))
+    if holds == nil then
+        return false
     end
-end
-return run_calls(calls, 'renewing the read lock') or renewed
+    for n = 1, holds do
+        expiring[#expiring + 1] = read_hold_key(lock, owner, n)
+    end
+    if redis.call('pttl', lock) < tonumber(ARGV[1]) then
+        expiring[#expiring + 1] = lock
+    end
+    return true
+end, 'renewing the read lock')

@@ -15,14 +15,15 @@
 -- (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/stored_count.lua.part
 local released = #ARGV - 3
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], released}}, 'releasing a permit')
 if refused then
     return refused
 end
-local free = redis.call('get', KEYS[1])
-if free and not string.match(free, '^-?%d+$') then
-    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+local free, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
 end
 local lapsed = false
 for i = 4, #ARGV do

@@ -12,9 +12,10 @@
 -- Counts Lua's doubles cannot hold exactly (past 2^53) are refused (OVERFLOW).
 -- Publish before the write, checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
-local free = redis.call('get', KEYS[1])
-if free and not string.match(free, '^-?%d+$') then
-    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+-- include: ../primitive/stored_count.lua.part
+local free, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
 end
 local exact = 2 ^ 53
 local taken = redis.call('zcard', KEYS[2])

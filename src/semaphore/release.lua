@@ -14,13 +14,14 @@
 -- the INCRBY after the publish is checked before it (checked_calls.lua.part).
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/stored_count.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], '1'}}, 'releasing permits')
 if refused then
     return refused
 end
-local free = redis.call('get', KEYS[1])
-if free and not string.match(free, '^-?%d+$') then
-    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+local free, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
 end
 if not free and ARGV[4] == 'existing' then
     return nil
@@ -42,7 +43,7 @@ local function outside(high, low)
 end
 local high, low = split(free or '0')
 if outside(high, low) then
-    return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
+    return not_a_count
 end
 local add_high, add_low = split(ARGV[1])
 low = low + add_low

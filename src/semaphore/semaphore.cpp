@@ -72,9 +72,10 @@ void Semaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait
     request.attempt = [&core, noun = noun_, count = std::to_string(permits),
                        pass_on = permits > 1](const detail::HoldId& hold, auto report) {
         const std::string& name = hold.key;
+        const std::string channel = detail::semaphore_channel(name);
         detail::eval_reporting(
             core.transport, scripts::semaphore_acquire, {name},
-            {count, detail::semaphore_channel(name), std::string(core.transport.publish_command(name, detail::semaphore_channel(name)))}, name,
+            {count, std::string(core.transport.publish_command(name, channel)), channel}, name,
             "acquire " + std::string(noun),
             [report = std::move(report), pass_on](detail::Failure error, Reply reply) {
                 if (error) return report(Attempt::failed(std::move(error)));

@@ -9,15 +9,16 @@
 -- refused PUBLISH or SET (ACL) sets nothing.
 -- include: ../primitive/checked_calls.lua.part
 -- include: ../primitive/release_rights.lua.part
+-- include: ../primitive/stored_count.lua.part
 local refused = checks_rights and refused_right({{ARGV[2], ARGV[3], ARGV[1]}}, 'setting the permits')
 if refused then
     return refused
 end
-local free = redis.call('get', KEYS[1])
+local free, wrong_type = stored_count(KEYS[1])
+if wrong_type then
+    return wrong_type
+end
 if free then
-    if not string.match(free, '^-?%d+$') then
-        return redis.error_reply('WRONGTYPE the key holds a string that is not a count')
-    end
     return 0
 end
 local set = {'set', KEYS[1], ARGV[1]}

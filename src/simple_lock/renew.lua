@@ -5,16 +5,13 @@
 -- simple lock has one hold, so no other hold can need a longer TTL.
 -- pcall: a key replaced by another type counts as lost instead of failing the batch.
 -- Reads first, then the PEXPIREs, each after the first checked before any
--- (checked_calls.lua.part): the ACL may refuse one key and not another.
+-- (renew_each.lua.part): the ACL may refuse one key and not another.
 -- include: ../primitive/checked_calls.lua.part
--- include: ../primitive/pexpire_all.lua.part
-local renewed, renewing = {}, {}
-for i = 1, #KEYS do
-    if redis.pcall('get', KEYS[i]) == ARGV[i + 1] then
-        renewing[#renewing + 1] = KEYS[i]
-        renewed[i] = 1
-    else
-        renewed[i] = 0
+-- include: ../primitive/renew_each.lua.part
+return renew_each(function(lock, owner, expiring)
+    if redis.pcall('get', lock) ~= owner then
+        return false
     end
-end
-return pexpire_all(renewing, ARGV[1], 'renewing the lock') or renewed
+    expiring[#expiring + 1] = lock
+    return true
+end, 'renewing the lock')

@@ -162,7 +162,7 @@ inline std::map<std::string, std::vector<Scenario>> scenarios() {
           {"a downgraded writer", downgraded, {"doc"}, {"1", "30000", "o1:write", "publish", "ch:{doc}"}}}},
         {"rwlock_force_unlock",
          {{"two readers", plus(read_held_twice, other_reader), {"doc"}, {"read", "0", "publish", "ch:{doc}"}}}},
-        {"semaphore_acquire", {{"a permit free", {{"SET", "slots", "2"}}, {"slots"}, {"1", "ch:{slots}", "publish"}}}},
+        {"semaphore_acquire", {{"a permit free", {{"SET", "slots", "2"}}, {"slots"}, {"1", "publish", "ch:{slots}"}}}},
         {"semaphore_drain_permits", {{"three free", {{"SET", "slots", "3"}}, {"slots"}, {}}}},
         {"semaphore_release",
          {{"none free", {{"SET", "slots", "0"}}, {"slots"}, {"1", "publish", "ch:{slots}"}},
