@@ -16,7 +16,6 @@ namespace holdfast::detail {
 namespace {
 
 constexpr std::size_t read_chunk = 64 * 1024;
-constexpr std::size_t feed_slice = 4 * 1024;
 
 // A command the client closing kept from being sent.
 Failure not_sent(const std::string& server) { return client_closed("; the command for " + server + " was not sent"); }
@@ -305,16 +304,7 @@ void Connection::drain(std::uint64_t epoch) {
             std::string ciphertext;
             asio::error_code ec;
             tls->encrypt(batch, ciphertext, ec);
-            if (ec) {
-                asio::post(io_, [self = shared_from_this(), why = "TLS write failed: " + ec.message(), epoch] {
-                    {
-                        std::lock_guard lock(self->mutex_);
-                        if (epoch != self->epoch_) return;
-                    }
-                    self->fail(why);
-                });
-                return;
-            }
+            if (ec) return writer_failed("TLS write failed: " + ec.message(), epoch);
             batch.swap(ciphertext);
         }
         std::size_t sent = 0;
@@ -331,15 +321,8 @@ void Connection::drain(std::uint64_t epoch) {
                 });
                 return;
             } else {
-                const std::string why = std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE);
-                asio::post(io_, [self = shared_from_this(), why, epoch] {
-                    {
-                        std::lock_guard lock(self->mutex_);
-                        if (epoch != self->epoch_) return;  // already failed for its own reason
-                    }
-                    self->fail(why);
-                });
-                return;  // fail() resets writer_active_
+                // fail() resets writer_active_.
+                return writer_failed(std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE), epoch);
             }
         }
         batch.clear();
@@ -351,20 +334,25 @@ void Connection::drain(std::uint64_t epoch) {
 
 // `epoch` is the writer's: if the connection failed since, the rest is void.
 void Connection::write_rest_async(std::string rest, std::uint64_t epoch) {
-    {
-        std::lock_guard lock(mutex_);
-        if (epoch != epoch_) return;
-    }
+    if (stale(epoch)) return;
     auto buffer = std::make_shared<std::string>(std::move(rest));
     asio::async_write(socket_, asio::buffer(*buffer),
                       [self = shared_from_this(), buffer, epoch](asio::error_code ec, std::size_t) {
-                          {
-                              std::lock_guard lock(self->mutex_);
-                              if (epoch != self->epoch_) return;
-                          }
+                          if (self->stale(epoch)) return;
                           if (ec) return self->fail("write failed: " + ec.message());
                           self->drain(epoch);
                       });
+}
+
+bool Connection::stale(std::uint64_t epoch) const {
+    std::lock_guard lock(mutex_);
+    return epoch != epoch_;
+}
+
+void Connection::writer_failed(std::string why, std::uint64_t epoch) {
+    asio::post(io_, [self = shared_from_this(), why = std::move(why), epoch] {
+        if (!self->stale(epoch)) self->fail(why);  // stale: it already failed for its own reason
+    });
 }
 
 void Connection::connect_to(const ServerAddress& address) {
@@ -569,62 +557,56 @@ void Connection::on_bytes(std::size_t n) {
         tls_->decrypt(bytes, plain, tls_ec);
         bytes = plain;
     }
-    // Fed a slice at a time: hiredis moves its unread bytes to the front each
-    // time it has parsed 1 KiB, and frees a buffer over 16 KiB once empty, so
-    // a whole 64 KiB read would cost a quadratic copy and a glibc consolidation.
-    std::size_t fed = 0;
+    reader_.feed(bytes);
+    static const ReaderMachine::PushTest no_push;
     for (;;) {
-        Reply* reply = nullptr;  // in the reader until its next(): moved out to a handler, read in place by on_push
-        try {
-            reply = reader_.next();
-            if (!reply && fed < bytes.size()) {
-                const std::size_t slice = std::min(feed_slice, bytes.size() - fed);
-                reader_.feed(bytes.data() + fed, slice);
-                fed += slice;
-                continue;
-            }
-        } catch (const std::runtime_error& e) {
-            return fail(std::string(e.what()) + " (is this a Redis server?)", errc::protocol_error);
-        }
-        if (!reply) break;
-        InFlight answered;
         // Pushes come only on an established connection, never in the handshake.
-        if (machine_.state() == State::ready && is_push && is_push(*reply)) {
-            on_push(*reply);
-            if (generation != machine_.generation() || machine_.state() == State::stopped) return;
-            continue;
-        }
-        {
-            std::lock_guard lock(mutex_);
-            if (!in_flight_.empty()) {
-                answered = std::move(in_flight_.front());
-                in_flight_.pop_front();
-            }
-        }
-        if (answered.handler) {
-            if (!answered.encoded.empty() && reply->is_error_code("READONLY")) {
-                {
-                    std::lock_guard lock(mutex_);
-                    waiting_.push_front({std::move(answered.encoded), std::move(answered.handler), answered.sent});
-                }
-                return fail(machine_.address().name() +
-                            " was demoted to a replica (READONLY); asking the sentinels again");
-            }
-            // Refused by the ACL: whatever ACL GETUSER said, the user's rights
-            // are narrower now (Reply::code() says NOPERM for Redis 7.0's ERR form too).
-            if (reply->is_error_code("NOPERM")) user_unrestricted_.store(false, std::memory_order_relaxed);
-            answered.handler(nullptr, std::move(*reply));
-        } else if (on_push) {
-            on_push(*reply);
-        } else {
-            return fail("the server sent a reply nobody asked for: " + reply->describe(), errc::protocol_error);
-        }
+        auto action = reader_.next(machine_.state() == State::ready ? is_push : no_push);
+        using Kind = ReaderMachine::Action::Kind;
+        if (action.kind == Kind::read) break;
+        if (action.kind == Kind::protocol_error) return fail(action.error, errc::protocol_error);
+        if (action.kind == Kind::push)
+            on_push(*action.reply);
+        else if (!answer(*action.reply))
+            return;
         // A handler may have failed or stopped the connection.
         if (generation != machine_.generation() || machine_.state() == State::stopped) return;
     }
     if (tls_ec) return read_failed(tls_ec);
     flush_soon();
     read_more();
+}
+
+bool Connection::answer(Reply& reply) {
+    InFlight answered;
+    {
+        std::lock_guard lock(mutex_);
+        if (!in_flight_.empty()) {
+            answered = std::move(in_flight_.front());
+            in_flight_.pop_front();
+        }
+    }
+    const auto route = route_answer(reply, {bool(answered.handler), !answered.encoded.empty()}, bool(on_push));
+    if (route.rights_narrowed) user_unrestricted_.store(false, std::memory_order_relaxed);
+    switch (route.to) {
+        case AnswerRoute::To::handler:
+            answered.handler(nullptr, std::move(reply));
+            return true;
+        case AnswerRoute::To::push:
+            on_push(reply);
+            return true;
+        case AnswerRoute::To::requeue:
+            {
+                std::lock_guard lock(mutex_);
+                waiting_.push_front({std::move(answered.encoded), std::move(answered.handler), answered.sent});
+            }
+            fail(machine_.address().name() + " was demoted to a replica (READONLY); asking the sentinels again");
+            return false;
+        case AnswerRoute::To::unexpected:
+            fail("the server sent a reply nobody asked for: " + reply.describe(), errc::protocol_error);
+            return false;
+    }
+    return false;
 }
 
 void Connection::fail(const std::string& why, errc code) {

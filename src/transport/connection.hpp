@@ -17,6 +17,7 @@
 
 #include "errors/failure.hpp"
 #include "holdfast/config.hpp"
+#include "transport/reader_machine.hpp"
 #include "transport/reply.hpp"
 #include "transport/session_machine.hpp"
 #include "transport/tls.hpp"
@@ -217,11 +218,18 @@ private:
     void drain(std::uint64_t epoch);
     void flush_soon();
     void flush_after_read();
-    void write_rest_async(std::string rest, std::uint64_t generation);
+    void write_rest_async(std::string rest, std::uint64_t epoch);
+    /// The connection failed since a writer of `epoch` took its turn: that writer stands down.
+    bool stale(std::uint64_t epoch) const;
+    /// A writer's send failed: fails the connection on the loop thread, unless it is stale by then.
+    void writer_failed(std::string why, std::uint64_t epoch);
     void tls_handshake(std::string_view in, std::uint64_t generation);
     void read_more();
     void read_failed(const asio::error_code& ec);
     void on_bytes(std::size_t n);
+    /// Hands a reply that is not a push to the oldest command in flight (or
+    /// where route_answer() says); false if the connection failed instead.
+    bool answer(Reply& reply);
     /// The connection failed for `why`: the machine closes it. `code`: what
     /// the commands in flight get; auth_refused, tls_failed and
     /// protocol_error fail the waiting commands too (retrying cannot help).
@@ -276,7 +284,7 @@ private:
     SessionMachine machine_;
 
     std::vector<char> read_buffer_;
-    ReplyReader reader_;
+    ReaderMachine reader_;
     std::uint64_t reads_ = 0;       // on_bytes() calls
     std::uint64_t reads_seen_ = 0;  // reads_ at watch()'s last tick
     Clock::time_point heard_{};     // the tick that last saw reads_ move: the server's last sign of life
