@@ -29,7 +29,7 @@ namespace {
 // Ids travel in one script call: a million is 16 MB of them.
 constexpr std::int64_t most_permits = 1'000'000;
 
-void check_permits(const std::string& name, std::int64_t permits) {
+void check_permits_at_once(const std::string& name, std::int64_t permits) {
     if (permits < 1 || permits > most_permits)
         throw std::invalid_argument("holdfast: " + std::string(expirable_noun) + " '" + name +
                                     "': permits must be >= 1 and at most " + std::to_string(most_permits) +
@@ -73,7 +73,7 @@ PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string n
 void PermitExpirableSemaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait,
                                              std::optional<Duration> lease, std::stop_token stop, Taken done) {
     const std::string& name = counter_.name();
-    check_permits(name, permits);
+    check_permits_at_once(name, permits);
     detail::check_permit_lease(name, lease);
     if (wait) detail::check_wait([&] { return std::string(expirable_noun) + ' ' + detail::quoted(name); }, *wait);
     auto& core = detail::core_of(*counter_.client_);
