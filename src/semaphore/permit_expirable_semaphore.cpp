@@ -5,6 +5,7 @@
 
 #include "hold/contained.hpp"
 #include "core/client_core.hpp"
+#include "errors/failure.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
@@ -42,15 +43,15 @@ std::string listed(const std::vector<std::string>& permit_ids) {
     return list;
 }
 
-NotOwnerError not_held(const std::string& name, const std::vector<std::string>& permit_ids) {
+detail::Failure not_held(const std::string& name, const std::vector<std::string>& permit_ids) {
     if (permit_ids.size() == 1)
-        return NotOwnerError("holdfast: cannot release permit " + permit_ids.front() + " of " +
-                             std::string(expirable_noun) + " '" + name +
-                             "': it is not held (never acquired, released already, or its lease ended)");
-    return NotOwnerError("holdfast: cannot release permits " + listed(permit_ids) + " of " +
-                         std::string(expirable_noun) + " '" + name +
-                         "': not every one is held (never acquired, released already, or its lease ended), "
-                         "so none was released");
+        return detail::Failure(errc::not_owner, "holdfast: cannot release permit " + permit_ids.front() + " of " +
+                                   std::string(expirable_noun) + " '" + name +
+                                   "': it is not held (never acquired, released already, or its lease ended)");
+    return detail::Failure(errc::not_owner, "holdfast: cannot release permits " + listed(permit_ids) + " of " +
+                               std::string(expirable_noun) + " '" + name +
+                               "': not every one is held (never acquired, released already, or its lease ended), "
+                               "so none was released");
 }
 
 // The release script's ARGV: now, the publish command, the channel, the ids' bytes.
@@ -187,7 +188,7 @@ void PermitExpirableSemaphore::release(const std::string& permit_id) {
 }
 
 void PermitExpirableSemaphore::release(const std::vector<std::string>& permit_ids) {
-    if (!try_release(permit_ids)) throw not_held(name(), permit_ids);
+    if (!try_release(permit_ids)) not_held(name(), permit_ids).raise();
 }
 
 void PermitExpirableSemaphore::async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
@@ -229,7 +230,7 @@ void PermitExpirableSemaphore::async_release(std::vector<std::string> permit_ids
     done = detail::contained(detail::core_of(*counter_.client_), expirable_noun, name(), std::move(done));
     start_release(permit_ids, [done = std::move(done), permit_ids, name = name()](std::exception_ptr error,
                                                                                     bool released) {
-        if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_ids));
+        if (!error && !released) error = not_held(name, permit_ids);
         done(std::move(error));
     });
 }
