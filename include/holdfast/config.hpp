@@ -158,8 +158,9 @@ struct HOLDFAST_EXPORT Config {
     /// (docs/deployments.md, "Following a failover"). Must be > 0.
     std::chrono::milliseconds sentinel_scan_interval{1000};
     /// Whether a lock's writes wait for replicas (ReplicaSync). Anything but
-    /// `off` also sends ROLE on each connection to learn the replica count; a
-    /// connection that never saw a replica sends no WAIT.
+    /// `off` also sends ROLE on each connection to learn the replica count; no
+    /// WAIT is sent where the master reports no replica (or ROLE is refused),
+    /// except under `required` once a replica was seen.
     ReplicaSync replica_sync = ReplicaSync::required;
     /// The WAIT's timeout: how long one acquire, release or renewal waits for
     /// its replicas' acknowledgements (not counted against `timeout`). Also,
