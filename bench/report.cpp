@@ -1,11 +1,11 @@
 #include "report.hpp"
 
+#include "figures.hpp"
 #include "holdfast/lock.hpp"
+#include "targets.hpp"
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -33,34 +33,6 @@ std::string cpu_model() {
     return "unknown";
 }
 
-// 1234567.8 -> "1,234,568"
-std::string count(double value) {
-    const std::string digits = std::to_string(static_cast<long long>(value + 0.5));
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string fixed(double value, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
-
-std::string micros(double us) { return fixed(us, 1) + " µs"; }
-std::string ratio_of(double value) { return fixed(value, 2) + "×"; }
-std::string ratio(double value, double ceiling) { return ceiling > 0 ? ratio_of(value / ceiling) : "—"; }
-
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const std::size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 struct Row {
     std::string figure, holdfast, ceiling, ratio;
 };
@@ -69,18 +41,6 @@ void table(std::ostringstream& out, const std::string& first_column, const std::
     out << "| " << first_column << " | holdfast | ceiling | holdfast / ceiling |\n|---|--:|--:|--:|\n";
     for (const auto& r : rows) out << "| " << r.figure << " | " << r.holdfast << " | " << r.ceiling << " | " << r.ratio << " |\n";
     out << '\n';
-}
-
-// The ceilings each holdfast figure is compared with, from the -c 1 and
-// pipelined acquire runs: a pair is two script calls, a critical section four
-// round trips (acquire, GET, SET, release), a handoff two (release, acquire).
-struct Ceilings {
-    double pairs_serial, pairs_pipelined, pair_p50_us, sections_per_s, handoff_us;
-};
-
-Ceilings ceilings_of(const Ceiling& c) {
-    return {c.acquire_serial.ops_per_s / 2, c.acquire_pipelined.ops_per_s / 2, 2 * c.acquire_serial.p50_ms * 1e3,
-            c.acquire_serial.ops_per_s / 4, 2 * c.acquire_serial.p50_ms * 1e3};
 }
 
 void ceiling_runs(std::ostringstream& out, const std::string& title, const Ceiling& c) {
@@ -124,10 +84,6 @@ void contended_table(std::ostringstream& out, const Contended& c, const Ceilings
     out << " over " << c.sections << " critical sections (" << fixed(per_section, 1) << " per section) and "
         << c.handoffs << " owner changes.\n\n";
 }
-
-std::string bytes(double value) { return count(value) + " B"; }
-
-constexpr const char* heap_unmeasurable = "not measurable in this build (a sanitizer's allocator)";
 
 // Heap per lock or waiter, where the allocator reports it.
 std::string heap(double value) { return heap_measurable() ? bytes(value) : heap_unmeasurable; }
@@ -211,16 +167,6 @@ void scaling_table(std::ostringstream& out, const Results& r) {
     out << '\n';
 }
 
-// What the cores allow at a pair's CPU cost (this process's and the server's): cores ÷ CPU per pair.
-double cores_allow(const ManyPairs& m, unsigned cores) {
-    const double us = m.client_us_per_pair + m.server_us_per_pair;
-    return us > 0 ? cores * 1e6 / us : 0;
-}
-
-std::string cpu_per_pair(const ManyPairs& m) {
-    return micros(m.client_us_per_pair) + " + " + micros(m.server_us_per_pair);
-}
-
 void holdfast_tables(std::ostringstream& out, const Results& r, const Ceilings& k, unsigned cores) {
     const auto& s = r.single;
     const std::string threads = std::to_string(r.many_threads);
@@ -300,23 +246,6 @@ void tls_tables(std::ostringstream& out, const Results& r) {
     if (t.contended) contended_beside(out, "TLS", *t.contended, r);
 }
 
-// A cluster figure is compared with the mean of the masters' ceilings: the
-// client and all three masters share this machine's cores, so the masters'
-// ceilings measured one at a time do not add up.
-struct ClusterCeilings {
-    double pairs_serial = 0, pairs_pipelined = 0, pair_p50_us = 0;
-};
-
-ClusterCeilings cluster_ceilings(const ClusterCase& c) {
-    ClusterCeilings k;
-    for (const auto& m : c.per_master) {
-        k.pairs_serial += m.acquire_serial.ops_per_s / 2 / static_cast<double>(c.per_master.size());
-        k.pairs_pipelined += m.acquire_pipelined.ops_per_s / 2 / static_cast<double>(c.per_master.size());
-        k.pair_p50_us += 2 * m.acquire_serial.p50_ms * 1e3 / static_cast<double>(c.per_master.size());
-    }
-    return k;
-}
-
 void cluster_tables(std::ostringstream& out, const Results& r) {
     const ClusterCase& c = *r.cluster;
     const ClusterCeilings k = cluster_ceilings(c);
@@ -346,204 +275,6 @@ void cluster_tables(std::ostringstream& out, const Results& r) {
         << count(c.many_pairs_per_s) << " | " << single(r.many.pairs_per_s) << " | " << count(k.pairs_pipelined)
         << " (mean pipelined acquire ÷ 2) | " << ratio(c.many_pairs_per_s, k.pairs_pipelined) << " |\n\n";
     if (c.contended) contended_beside(out, "cluster (the lock's master)", *c.contended, r);
-}
-
-struct Target {
-    std::string what, value, ceiling, limit, verdict;
-};
-
-std::string verdict(bool met) { return met ? "MET" : "**NOT MET**"; }
-
-const Contended* contended_run(const Results& r, Primitive primitive, int processes) {
-    for (const auto* runs : {&r.contended, &r.scaling})
-        for (const auto& c : *runs)
-            if (c.primitive == primitive && c.processes == processes) return &c;
-    return nullptr;
-}
-
-// Issue 23's table: each target with the ceiling or peer it is read against, from this run.
-std::vector<Target> issue_23_targets(const Results& r, const Ceilings& k) {
-    std::vector<Target> all;
-    const std::string threads = std::to_string(r.many_threads);
-    if (r.plain) {
-        all.push_back({threads + " threads, own lock each, one Client: pairs/s ≥ 1.0 × (pipelined acquire ÷ 2)",
-                       count(r.many.pairs_per_s),
-                       count(k.pairs_pipelined) + " (`-c 50 -P 16` acquire " +
-                           count(r.ceiling.acquire_pipelined.ops_per_s) + " ops/s ÷ 2)",
-                       count(k.pairs_pipelined), verdict(r.many.pairs_per_s >= k.pairs_pipelined)});
-    }
-    if (r.held) {
-        const HeldLocks& h = *r.held;
-        const std::string held = count(static_cast<double>(h.locks));
-        all.push_back({"client memory per held lock (" + held +
-                           " under the watchdog, one Client): library heap ≤ 256 B",
-                       heap(h.library_bytes_per_lock), "—", bytes(256),
-                       heap_measurable() ? verdict(h.library_bytes_per_lock <= 256) : "not measured"});
-        const bool whole = h.failed == 0 && h.keys_while_held == static_cast<long long>(h.locks) && h.keys_after == 0;
-        all.push_back({"held locks: none lost (every acquire and release done; keys " + held + " while held, 0 after)",
-                       std::to_string(h.failed) + " failed; keys " + std::to_string(h.keys_while_held) + ", then " +
-                           std::to_string(h.keys_after),
-                       "—", "0 failed; " + held + ", then 0", verdict(whole)});
-    }
-    if (r.waiters) {
-        const Waiters& w = *r.waiters;
-        const std::string at = " (at " + count(static_cast<double>(w.waiters)) + " waiters)";
-        all.push_back({"waiters: the run has 1,000,000 waiters (on 100,000 locks; the default)",
-                       count(static_cast<double>(w.waiters)), "—", "1,000,000", verdict(w.waiters >= 1'000'000)});
-        const bool queued = w.failure.empty();
-        all.push_back({"waiters: library heap per waiter ≤ 256 B" + at,
-                       queued ? heap(w.library_bytes_per_waiter) : "not measured: not all waiting", "—", bytes(256),
-                       !heap_measurable() ? "not measured" : verdict(queued && w.library_bytes_per_waiter <= 256)});
-        // No redis-benchmark figure bounds a drain; the server's own CPU per owner change does.
-        const std::string server_bound =
-            w.server_us_per_change > 0 ? count(1e6 / w.server_us_per_change) + " (server CPU bound)" : "—";
-        all.push_back({"waiters: drained at ≥ 50,000 owner changes/s" + at, count(w.handoffs_per_s), server_bound, "50,000",
-                       verdict(w.handoffs_per_s >= 50'000)});
-        all.push_back({"waiters: each granted exactly once, none left (keys after the drain 0)",
-                       std::to_string(w.granted) + " once, " + std::to_string(w.granted_twice) + " twice, " +
-                           std::to_string(w.never_granted) + " never; keys " + std::to_string(w.keys_after),
-                       "—", count(static_cast<double>(w.waiters)) + " once; keys 0",
-                       verdict(w.granted == w.waiters && w.keys_after == 0)});
-    }
-    const Contended* first = nullptr;
-    const Contended* last = nullptr;
-    bool all_within = true;  // ≤ 6 at every count: "not growing" from a figure above it would say little
-    for (const int processes : {8, 32, 128}) {
-        const Contended* lock = contended_run(r, Primitive::lock, processes);
-        if (!lock) continue;
-        const Contended* fair = contended_run(r, Primitive::fair_lock, processes);
-        if (!first) first = lock;
-        last = lock;
-        all.push_back({"contended Lock, " + std::to_string(processes) +
-                           " processes: commands per owner change ≤ 6 (after the warm-up; whole run " +
-                           fixed(lock->commands_per_handoff_whole, 1) + ")",
-                       fixed(lock->commands_per_handoff, 1),
-                       fair ? "FairLock " + fixed(fair->commands_per_handoff, 1) : "—", "6",
-                       verdict(lock->handoffs > 0 && lock->commands_per_handoff <= 6)});
-        all_within = all_within && lock->handoffs > 0 && lock->commands_per_handoff <= 6;
-    }
-    if (first && last && first != last) {
-        const double growth =
-            first->commands_per_handoff > 0 ? last->commands_per_handoff / first->commands_per_handoff : 0;
-        all.push_back({"contended Lock: commands per owner change not growing: " + std::to_string(last->processes) +
-                           " processes ≤ 1.1 × " + std::to_string(first->processes) +
-                           " processes, and ≤ 6 at every count",
-                       ratio_of(growth), "—", ratio_of(1.1), verdict(all_within && growth <= 1.1)});
-    }
-    if (const Contended* lock = contended_run(r, Primitive::lock, 8); lock && r.plain) {
-        all.push_back({"contended Lock handoff wait p50 (8 processes) ≤ 2 × one round trip, the round trip being "
-                       "release + acquire as the contended tables define it: 2 × `-c 1` acquire p50",
-                       micros(lock->wait_p50_us), micros(k.handoff_us), micros(2 * k.handoff_us),
-                       verdict(lock->wait_p50_us <= 2 * k.handoff_us)});
-    }
-    const std::string fresh = "fresh clone, `./run test` (build included) ≤ 15 min on a quiet machine";
-    if (r.fresh_test)
-        all.push_back({fresh, fixed(r.fresh_test->minutes, 1) + " min (given in " + r.fresh_test->source +
-                                  ", not measured by this run)",
-                       "—", "15 min", verdict(r.fresh_test->minutes <= 15)});
-    else
-        all.push_back({fresh, std::string("not measured here: see the CI log (") + fresh_test_variable +
-                                  " puts its time here)",
-                       "—", "15 min", "not measured"});
-    return all;
-}
-
-// The targets of earlier issues, still held to.
-std::vector<Target> earlier_targets(const Results& r, const Ceilings& k) {
-    std::vector<Target> all;
-    const std::string threads = std::to_string(r.many_threads);
-    auto at_least = [&](const std::string& what, double value, double limit) {
-        all.push_back({what, count(value), "—", count(limit), verdict(value >= limit)});
-    };
-    auto at_most = [&](const std::string& what, double us, double limit_us) {
-        all.push_back({what, micros(us), "—", micros(limit_us), verdict(us <= limit_us)});
-    };
-    if (r.plain) {
-        all.push_back({"1-thread pair p50 ≤ 1.5 × (2 × `-c 1` acquire p50)", micros(r.single.p50_us),
-                       micros(k.pair_p50_us), micros(1.5 * k.pair_p50_us),
-                       verdict(r.single.p50_us <= 1.5 * k.pair_p50_us)});
-        const double metrics = median(r.metrics_round_ratios);
-        all.push_back({"metrics cost: " + threads + "-thread pairs/s counting ÷ without, median round ≥ 0.97×",
-                       ratio_of(metrics), "—", ratio_of(0.97), verdict(metrics >= 0.97)});
-    }
-    if (r.tls) {
-        const Ceilings t = ceilings_of(r.tls->ceiling);
-        at_least("TLS 1-thread pairs/s ≥ 0.7 × TLS ceiling (`-c 1` acquire ÷ 2)", r.tls->single.pairs_per_s,
-                 0.7 * t.pairs_serial);
-        at_least("TLS " + threads + "-thread pairs/s ≥ 0.7 × TLS ceiling (pipelined acquire ÷ 2)",
-                 r.tls->many_pairs_per_s, 0.7 * t.pairs_pipelined);
-        at_most("TLS 1-thread pair p50 ≤ 1.5 × (2 × TLS `-c 1` acquire p50)", r.tls->single.p50_us, 1.5 * t.pair_p50_us);
-        if (r.plain) {
-            at_least("TLS 1-thread pairs/s ≥ 0.7 × plain 1-thread pairs/s", r.tls->single.pairs_per_s,
-                     0.7 * r.single.pairs_per_s);
-            at_least("TLS " + threads + "-thread pairs/s ≥ 0.7 × plain " + threads + "-thread pairs/s",
-                     r.tls->many_pairs_per_s, 0.7 * r.many.pairs_per_s);
-        }
-    }
-    if (r.cluster) {
-        const ClusterCeilings c = cluster_ceilings(*r.cluster);
-        at_least("cluster 1-thread pairs/s ≥ 0.8 × per-master ceiling (mean `-c 1` acquire ÷ 2)",
-                 r.cluster->single.pairs_per_s, 0.8 * c.pairs_serial);
-        at_most("cluster 1-thread pair p50 ≤ 1.5 × (2 × mean `-c 1` acquire p50)", r.cluster->single.p50_us,
-                1.5 * c.pair_p50_us);
-        at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × per-master ceiling (mean pipelined acquire ÷ 2)",
-                 r.cluster->many_pairs_per_s, 0.8 * c.pairs_pipelined);
-        if (r.plain) {  // the issue's other reading: holdfast on the cluster against holdfast on one server
-            at_least("cluster 1-thread pairs/s ≥ 0.8 × single-server 1-thread pairs/s", r.cluster->single.pairs_per_s,
-                     0.8 * r.single.pairs_per_s);
-            at_least("cluster " + threads + "-thread pairs/s ≥ 0.8 × single-server " + threads + "-thread pairs/s",
-                     r.cluster->many_pairs_per_s, 0.8 * r.many.pairs_per_s);
-        }
-    }
-    for (const auto& [where, c] : {std::pair{"TLS", r.tls ? r.tls->contended : std::nullopt},
-                                   std::pair{"cluster", r.cluster ? r.cluster->contended : std::nullopt}}) {
-        if (!c) continue;
-        at_most(std::string(where) + " contended Lock handoff wait p50 ≤ 0.5 ms", c->wait_p50_us, 500);
-        all.push_back({std::string(where) + " contended Lock lost updates = 0", std::to_string(c->lost_updates), "—",
-                       "0", verdict(c->lost_updates == 0)});
-    }
-    if (const Contended* lock = contended_run(r, Primitive::lock, 8))
-        at_most("contended Lock handoff wait p50 ≤ 0.5 ms", lock->wait_p50_us, 500);
-    for (const auto* runs : {&r.contended, &r.scaling})
-        for (const auto& c : *runs)
-            all.push_back({"contended " + describe(c.primitive) + ", " + std::to_string(c.processes) +
-                               " processes: lost updates = 0",
-                           std::to_string(c.lost_updates), "—", "0", verdict(c.lost_updates == 0)});
-    return all;
-}
-
-void target_rows(std::ostringstream& out, const std::vector<Target>& all) {
-    out << "| target | measured | ceiling or peer (this run) | limit | verdict |\n|---|--:|--:|--:|---|\n";
-    for (const auto& t : all)
-        out << "| " << t.what << " | " << t.value << " | " << t.ceiling << " | " << t.limit << " | " << t.verdict
-            << " |\n";
-    out << '\n';
-}
-
-// Why the blocking threads' figure is where it is, from this run's CPU per pair.
-void many_threads_bound(std::ostringstream& out, const Results& r, const Ceilings& k, unsigned cores) {
-    const double budget_us = k.pairs_pipelined > 0 ? cores * 1e6 / k.pairs_pipelined : 0;
-    const ManyPairs& t = r.many;
-    const ManyPairs& a = r.many_async;
-    const std::string threads = std::to_string(r.many_threads);
-    out << threads << " threads against the pipelined ceiling: a blocking pair cost " << cpu_per_pair(t)
-        << " of CPU (this process, the server) in this run, so the machine's " << cores << " cores allow at most "
-        << count(cores_allow(t, cores)) << " pairs/s at that cost (" << ratio(cores_allow(t, cores), k.pairs_pipelined)
-        << " of the ceiling, which leaves " << micros(budget_us) << " a pair in all). The same Client's " << threads
-        << " async chains, whose callers are not put to sleep and woken, ran " << count(a.pairs_per_s) << " pairs/s ("
-        << ratio(a.pairs_per_s, k.pairs_pipelined) << ") at " << cpu_per_pair(a)
-        << " a pair. The analyses below profile the difference.\n\n";
-}
-
-void targets_table(std::ostringstream& out, const Results& r, const Ceilings& k, unsigned cores) {
-    out << "## Targets\n\n### Issue 23: close to the server's limit\n\n";
-    target_rows(out, issue_23_targets(r, k));
-    if (r.plain) many_threads_bound(out, r, k, cores);
-    out << "Memory is the heap in use (glibc `mallinfo2`: every arena and mmapped block, chunk headers included) "
-           "before and after, the caller's own objects (`Lock` handles, owner strings) made before the first "
-           "reading. A figure measured at fewer waiters than the target's 1,000,000 does not show the target met "
-           "at 1,000,000.\n\n### Earlier targets\n\n";
-    target_rows(out, earlier_targets(r, k));
 }
 
 }  // namespace
@@ -585,7 +316,7 @@ std::string render_report(const Results& results, const Machine& machine, bool q
     }
     if (results.tls) tls_tables(out, results);
     if (results.cluster) cluster_tables(out, results);
-    targets_table(out, results, k, machine.cores);
+    targets_section(out, results, k, machine.cores);
     out << "Method: release keys are pre-loaded with a deep hold so every ceiling release runs the owner's "
            "path (hexists, hincrby, pexpire). Contended handoff wait runs from the previous holder's `unlock()` "
            "call to the new holder's `lock()` return (CLOCK_MONOTONIC in shared memory); only acquisitions by a "

@@ -46,6 +46,7 @@ std::chrono::milliseconds ms_until(const std::chrono::time_point<Clock, ClockDur
 /// A server by TCP address: a sentinel, a cluster seed or node.
 struct HOLDFAST_EXPORT ServerAddress {
     std::string host;
+    /// 0 only in a NatMapping (see there); a server of Config::servers needs one.
     std::uint16_t port = 0;
     /// "host:port", or "[::1]:port" for an IPv6 host: how errors name it.
     std::string name() const;
@@ -73,13 +74,16 @@ enum class Topology {
 
 /// TLS for every connection (rediss://...), through Asio over OpenSSL.
 struct TlsConfig {
+    /// false: plain TCP, and every other field here is ignored. TLS over
+    /// unix_socket is refused.
     bool enabled = false;
     /// Trusted CAs: a PEM file and/or a hashed certificate directory; both
     /// empty: the system's default store.
     std::string ca_file;
     std::string ca_directory;
     /// Client certificate and its private key (PEM), for servers that ask for
-    /// one (tls-auth-clients). Both or neither.
+    /// one (tls-auth-clients). Both or neither (one alone is refused); both
+    /// empty: no client certificate.
     std::string cert_file;
     std::string key_file;
     /// The name the server certificate must carry, also sent as SNI; empty:
@@ -106,26 +110,38 @@ enum class ReplicaSync {
                ///< (docs/deployments.md, "Replica sync")
 };
 
+/// Every duration is in milliseconds. Client's constructor refuses a Config
+/// that breaks a rule stated here ("must be ...", "refused") with
+/// std::invalid_argument; a duration that must be > 0 must also be at most
+/// max_duration.
 struct HOLDFAST_EXPORT Config {
     Topology topology = Topology::single;
-    /// TCP server (Topology::single). Ignored when unix_socket is set.
+    /// TCP server (Topology::single). Ignored when unix_socket is set, and
+    /// under the other topologies. Empty host and port 0 are refused.
     std::string host = "127.0.0.1";
     std::uint16_t port = 6379;
     /// Path of a Unix domain socket; empty for TCP.
     std::string unix_socket;
-    /// The sentinels (Topology::sentinel) or cluster seed nodes (Topology::cluster).
+    /// The sentinels (Topology::sentinel) or cluster seed nodes (Topology::cluster),
+    /// each with a host and a port other than 0; empty is refused under those
+    /// topologies. Ignored by Topology::single.
     std::vector<ServerAddress> servers;
-    /// The master's name as the sentinels know it (Topology::sentinel).
+    /// The master's name as the sentinels know it (Topology::sentinel, which
+    /// refuses it empty).
     std::string sentinel_master;
     /// AUTH credentials for the sentinels themselves; empty password: no AUTH.
+    /// Empty username: AUTH with the password alone (the "default" user).
     std::string sentinel_username;
     std::string sentinel_password;
     /// AUTH credentials; empty password means no AUTH. Empty username means "default".
     std::string username;
     std::string password;
-    /// SELECT'ed database number (0 only in a cluster).
+    /// SELECT'ed database number; 0 sends no SELECT. Must be >= 0, and 0 in a
+    /// cluster.
     int database = 0;
+    /// TLS for every connection, sentinels included; off by default.
     TlsConfig tls;
+    /// Topology::cluster only: SSUBSCRIBE/SPUBLISH or SUBSCRIBE/PUBLISH.
     ShardedSubscription sharded_subscription = ShardedSubscription::automatic;
     /// Topology::cluster: how often the slot map is read again with nothing
     /// else prompting it (Redisson's scanInterval, the same default), so a
@@ -141,40 +157,54 @@ struct HOLDFAST_EXPORT Config {
     /// interval of the first sentinel it reaches naming the new one
     /// (docs/deployments.md, "Following a failover"). Must be > 0.
     std::chrono::milliseconds sentinel_scan_interval{1000};
+    /// Whether a lock's writes wait for replicas (ReplicaSync). Anything but
+    /// `off` also sends ROLE on each connection to learn the replica count; no
+    /// WAIT is sent where the master reports no replica (or ROLE is refused),
+    /// except under `required` once a replica was seen.
     ReplicaSync replica_sync = ReplicaSync::required;
+    /// The WAIT's timeout: how long one acquire, release or renewal waits for
+    /// its replicas' acknowledgements (not counted against `timeout`). Also,
+    /// under every ReplicaSync, the pause between re-sends of a release that
+    /// got no reply or no replica's confirmation. Must be > 0 (WAIT's 0 would
+    /// block for ever).
     std::chrono::milliseconds replica_sync_timeout{1000};
 
-    /// How long one connection attempt may take.
+    /// How long one connection attempt may take. Must be > 0.
     std::chrono::milliseconds connect_timeout{3000};
     /// How long a command may wait for its reply, and how long a command issued
-    /// while disconnected waits for the connection to come back, before it fails.
+    /// while disconnected waits for the connection to come back, before it
+    /// fails; a server silent this long is taken as stalled. Must be > 0.
     std::chrono::milliseconds timeout{3000};
     /// First reconnect delay after a connection drops; doubles per failed
-    /// attempt up to retry_interval_max.
+    /// attempt up to retry_interval_max. Both must be > 0.
     std::chrono::milliseconds retry_interval{50};
     std::chrono::milliseconds retry_interval_max{2000};
     /// Command connections per server; commands for one key always use the same
     /// one. Unset: 2 on one server (the server runs one connection's batch
     /// while the client reads the other's replies), 1 per master in a cluster
     /// (the masters already overlap; more connections only split the batches).
+    /// 0 is refused.
     std::optional<std::size_t> connection_pool_size;
     /// connection_pool_size, or its default for this topology.
     std::size_t pool_size() const;
 
     /// Lease of a lock taken without an explicit lease; the watchdog renews it
-    /// every third of this while held (Redisson's lockWatchdogTimeout).
+    /// every third of this while held (Redisson's lockWatchdogTimeout). Must be
+    /// at least 3 ms.
     std::chrono::milliseconds lock_watchdog_timeout{30000};
-    /// Locks renewed per script call by the watchdog (lockWatchdogBatchSize).
+    /// The most held locks (keys) the watchdog renews in one script call
+    /// (Redisson's lockWatchdogBatchSize); more are split over several calls,
+    /// one batch per renew script and cluster shard. 0 is refused (at least 1).
     std::size_t lock_watchdog_batch_size = 100;
     /// A Lock waiter listed for targeted wake-ups (docs/design.md) that hears
     /// a release name another waiter tries once this long after, unless a
     /// release wakes it first: the longest a named waiter that died with its
     /// promise keeps the free lock from the others, and how often each
-    /// waiting process tries while others take turns.
+    /// waiting process tries while others take turns. Must be > 0.
     std::chrono::milliseconds lock_handoff_check{1000};
     /// Each fair-lock waiter's budget in the queue's deadline arithmetic
     /// (Redisson's fairLockWaitTimeout, the same default): every client of a
-    /// queue, Java or C++, must use the same one (docs/fair_lock.md).
+    /// queue, Java or C++, must use the same one (docs/fair_lock.md). Must be > 0.
     std::chrono::milliseconds fair_lock_wait_timeout{300000};
 
     /// Put before the name of every lock, semaphore and latch this client
@@ -190,16 +220,20 @@ struct HOLDFAST_EXPORT Config {
     /// NAT or in containers. The first mapping that matches an address wins;
     /// every TCP connection is mapped (seeds, cluster nodes, redirects,
     /// sentinels, the masters they name). Errors name the announced address.
+    /// Empty: every address is used as announced. A mapping without a host is
+    /// refused.
     std::vector<NatMapping> nat_map;
 
     /// Operations (docs/operations.md). Told of connections lost and
     /// restored, failed renewals, lost leases, slow acquires and reloaded
     /// scripts; empty: nothing is told. Runs on the client's loop thread.
     EventHandler on_event;
-    /// An acquire that waited longer than this is told as Event::slow_acquire.
+    /// An acquire that waited longer than this is told as Event::slow_acquire
+    /// (to on_event); 0: every acquire is told. Must be >= 0.
     std::chrono::milliseconds slow_acquire_threshold{1000};
     /// Sent by CLIENT SETNAME on every connection, so CLIENT LIST shows whose
     /// connections they are. nullopt: "<program>-<client id>"; empty: none.
+    /// Printable ASCII without spaces, else refused.
     std::optional<std::string> client_name;
     /// Counts Client::metrics(); false saves a few atomic adds per call.
     bool metrics = true;

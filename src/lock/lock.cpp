@@ -25,8 +25,6 @@ namespace {
 
 using detail::LockAccess;
 
-void refuse_loop_thread(detail::ClientCore& core) { detail::refuse_loop_thread(core.transport); }
-
 // Every lock has a TTL. A refusal without one (PTTL -1) may come from a hash
 // that is no lock at all, which a waiter would wait on for ever: it stays a
 // refusal only if every field of the kind's holders holds a hold count.
@@ -42,10 +40,11 @@ void refused_without_ttl(detail::ClientCore& core, const detail::LockKind& kind,
     });
 }
 
-// Asks `question` of the lock's key; `done` gets its answer, or the error.
+// Asks `question` of the lock's key (detail::ask) and decodes the reply with the
+// question's answer; `done` gets that, or the error.
 template <class T>
-void ask(detail::ClientCore& core, const std::string& name, detail::LockKind::Question<T> question,
-         Completion<T> done) {
+void query_lock(detail::ClientCore& core, const std::string& name, detail::LockKind::Question<T> question,
+                Completion<T> done) {
     std::vector<std::string_view> args(question.command.begin(), question.command.end());
     detail::ask(core.transport, name, "query lock", args,
                 [answer = std::move(question.answer), done = std::move(done)](detail::Failure error, Reply reply) {
@@ -154,7 +153,7 @@ bool Lock::try_lock_for_ms(Duration wait, std::optional<Duration> lease, std::st
 }
 
 void Lock::unlock() {
-    refuse_loop_thread(detail::core_of(*client_));
+    detail::refuse_loop_thread(detail::core_of(*client_).transport);
     detail::BlockingResult<bool> result;
     // Reported by the pipeline already (event, metric, lease-lost token).
     LockAccess::release(*this, client_->current_owner(), [&result](std::exception_ptr) { result.set(nullptr, true); });
@@ -162,7 +161,7 @@ void Lock::unlock() {
 }
 
 void Lock::release() {
-    refuse_loop_thread(detail::core_of(*client_));
+    detail::refuse_loop_thread(detail::core_of(*client_).transport);
     detail::BlockingResult<bool> result;
     LockAccess::release(*this, client_->current_owner(),
                         [&result](std::exception_ptr error) { result.set(std::move(error), true); });
@@ -257,17 +256,17 @@ std::future<bool> Lock::async_force_unlock() {
 
 void Lock::async_is_locked(Completion<bool> done) const {
     auto& core = detail::core_of(*client_);
-    ask(core, name_, kind_->is_locked(name_, server_of(core)), std::move(done));
+    query_lock(core, name_, kind_->is_locked(name_, server_of(core)), std::move(done));
 }
 
 void Lock::async_hold_count(std::string owner, Completion<std::int64_t> done) const {
     auto& core = detail::core_of(*client_);
-    ask(core, name_, kind_->hold_count(name_, owner, server_of(core)), std::move(done));
+    query_lock(core, name_, kind_->hold_count(name_, owner, server_of(core)), std::move(done));
 }
 
 void Lock::async_holders(Completion<std::vector<Holder>> done) const {
     auto& core = detail::core_of(*client_);
-    ask(core, name_, kind_->holders(name_, server_of(core)), std::move(done));
+    query_lock(core, name_, kind_->holders(name_, server_of(core)), std::move(done));
 }
 
 // Free (nullopt) unless this kind holds it: the read-write lock's sides share one key.
@@ -275,14 +274,14 @@ void Lock::async_remaining_ttl(Completion<std::optional<Duration>> done) const {
     async_is_locked([this, done = std::move(done)](std::exception_ptr error, bool locked) mutable {
         if (error || !locked) return done(std::move(error), std::nullopt);
         auto& core = detail::core_of(*client_);
-        ask<std::optional<Duration>>(core, name_,
-                                     {{"PTTL", name_},
-                                      [](const Reply& reply) -> std::optional<Duration> {
-                                          if (reply.integer == -2) return std::nullopt;
-                                          if (reply.integer == -1) return Duration::max();
-                                          return Duration(reply.integer);
-                                      }},
-                                     std::move(done));
+        query_lock<std::optional<Duration>>(core, name_,
+                                           {{"PTTL", name_},
+                                            [](const Reply& reply) -> std::optional<Duration> {
+                                                if (reply.integer == -2) return std::nullopt;
+                                                if (reply.integer == -1) return Duration::max();
+                                                return Duration(reply.integer);
+                                            }},
+                                           std::move(done));
     });
 }
 

@@ -1,5 +1,5 @@
 // What one release of one hold came to, decided from the facts alone: no I/O,
-// no clock, no lock. The hold pipeline (hold/pipeline.cpp) gathers the facts
+// no clock, no lock. The hold pipeline (hold/release_hold.cpp) gathers the facts
 // and carries out the decision; tests/primitive/release_verdict_test.cpp
 // checks every row of the table.
 #pragma once

@@ -5,6 +5,7 @@
 
 #include "group/fan_out.hpp"
 #include "group/members.hpp"
+#include "errors/failure.hpp"
 #include "holdfast/errors.hpp"
 #include "lock/access.hpp"
 #include "primitive/acquire.hpp"
@@ -94,9 +95,9 @@ void RedLock::acquire(Owners owners, std::optional<Duration> wait, std::optional
     // Its members would refuse every round (not reentrant): say so instead of polling forever.
     if (state_->held_for_good(owners)) {
         if (wait && *wait == Duration::zero()) return done(nullptr, false);
-        return done(std::make_exception_ptr(DeadlockError("holdfast: " + description() + " is already held by owner " + owners.front() +
-                            " and its locks are not reentrant, so waiting for it would wait for itself")),
-                    false);
+        const std::string why = "holdfast: " + description() + " is already held by owner " + owners.front() +
+                                " and its locks are not reentrant, so waiting for it would wait for itself";
+        return done(detail::Failure(errc::deadlock, why), false);
     }
     const Duration used = lease.value_or(state_->watchdog_lease());
     auto valid_until = std::make_shared<Clock::time_point>();
@@ -154,10 +155,12 @@ void RedLock::start_release(Owners owners, Released done) {
         },
         [state = state_, owners, was_lost, q, ok, done = std::move(done)](const Tally<detail::Failure>& tally) {
             if (was_lost)
-                return done(std::make_exception_ptr(NotOwnerError(
-                    "holdfast: cannot unlock " + state->description() + ": owner " + owners.front() +
-                    " lost it (its validity ran out before a renewal round reached " + std::to_string(q) +
-                    " servers, or with its explicit lease); what was left is released")));
+                return done(detail::Failure(errc::not_owner,
+                                            "holdfast: cannot unlock " + state->description() + ": owner " +
+                                                owners.front() +
+                                                " lost it (its validity ran out before a renewal round reached " +
+                                                std::to_string(q) +
+                                                " servers, or with its explicit lease); what was left is released"));
             Failures failures;
             for (std::size_t i = 0; i < tally.outcomes.size(); ++i)
                 if (tally.outcomes[i] && *tally.outcomes[i]) failures.emplace_back(i, *tally.outcomes[i]);

@@ -5,6 +5,7 @@
 
 #include "hold/contained.hpp"
 #include "core/client_core.hpp"
+#include "errors/failure.hpp"
 #include "holdfast/errors.hpp"
 #include "holdfast_scripts.hpp"
 #include "primitive/script_call.hpp"
@@ -29,7 +30,7 @@ namespace {
 // Ids travel in one script call: a million is 16 MB of them.
 constexpr std::int64_t most_permits = 1'000'000;
 
-void check_permits(const std::string& name, std::int64_t permits) {
+void check_permits_at_once(const std::string& name, std::int64_t permits) {
     if (permits < 1 || permits > most_permits)
         throw std::invalid_argument("holdfast: " + std::string(expirable_noun) + " '" + name +
                                     "': permits must be >= 1 and at most " + std::to_string(most_permits) +
@@ -42,15 +43,15 @@ std::string listed(const std::vector<std::string>& permit_ids) {
     return list;
 }
 
-NotOwnerError not_held(const std::string& name, const std::vector<std::string>& permit_ids) {
+detail::Failure not_held(const std::string& name, const std::vector<std::string>& permit_ids) {
     if (permit_ids.size() == 1)
-        return NotOwnerError("holdfast: cannot release permit " + permit_ids.front() + " of " +
-                             std::string(expirable_noun) + " '" + name +
-                             "': it is not held (never acquired, released already, or its lease ended)");
-    return NotOwnerError("holdfast: cannot release permits " + listed(permit_ids) + " of " +
-                         std::string(expirable_noun) + " '" + name +
-                         "': not every one is held (never acquired, released already, or its lease ended), "
-                         "so none was released");
+        return detail::Failure(errc::not_owner, "holdfast: cannot release permit " + permit_ids.front() + " of " +
+                                   std::string(expirable_noun) + " '" + name +
+                                   "': it is not held (never acquired, released already, or its lease ended)");
+    return detail::Failure(errc::not_owner, "holdfast: cannot release permits " + listed(permit_ids) + " of " +
+                               std::string(expirable_noun) + " '" + name +
+                               "': not every one is held (never acquired, released already, or its lease ended), "
+                               "so none was released");
 }
 
 // The release script's ARGV: now, the publish command, the channel, the ids' bytes.
@@ -73,7 +74,7 @@ PermitExpirableSemaphore::PermitExpirableSemaphore(Client& client, std::string n
 void PermitExpirableSemaphore::start_acquire(std::int64_t permits, std::optional<Duration> wait,
                                              std::optional<Duration> lease, std::stop_token stop, Taken done) {
     const std::string& name = counter_.name();
-    check_permits(name, permits);
+    check_permits_at_once(name, permits);
     detail::check_permit_lease(name, lease);
     if (wait) detail::check_wait([&] { return std::string(expirable_noun) + ' ' + detail::quoted(name); }, *wait);
     auto& core = detail::core_of(*counter_.client_);
@@ -187,7 +188,7 @@ void PermitExpirableSemaphore::release(const std::string& permit_id) {
 }
 
 void PermitExpirableSemaphore::release(const std::vector<std::string>& permit_ids) {
-    if (!try_release(permit_ids)) throw not_held(name(), permit_ids);
+    if (!try_release(permit_ids)) not_held(name(), permit_ids).raise();
 }
 
 void PermitExpirableSemaphore::async_try_acquire(Duration wait, std::optional<Duration> lease, std::stop_token stop,
@@ -229,7 +230,7 @@ void PermitExpirableSemaphore::async_release(std::vector<std::string> permit_ids
     done = detail::contained(detail::core_of(*counter_.client_), expirable_noun, name(), std::move(done));
     start_release(permit_ids, [done = std::move(done), permit_ids, name = name()](std::exception_ptr error,
                                                                                     bool released) {
-        if (!error && !released) error = std::make_exception_ptr(not_held(name, permit_ids));
+        if (!error && !released) error = not_held(name, permit_ids);
         done(std::move(error));
     });
 }
