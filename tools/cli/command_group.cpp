@@ -1,7 +1,9 @@
 #include "cli/command_group.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -92,17 +94,24 @@ int shell_status(const siginfo_t& info) {
     return info.si_code == CLD_EXITED ? info.si_status : exit_code::signal_base + info.si_status;
 }
 
+// holdfast is gone, killed or done with the group: no copy of the release
+// pipe's write end is left (holdfast never writes to it). Not getppid(): a
+// process killed with -9 ends thread by thread, and its child passes to a
+// sibling thread first, which getppid() still names as holdfast, while the
+// parent-death signal comes once, when the thread that forked it ends.
+bool holdfast_gone(int release) {
+    pollfd end{release, POLLIN, 0};
+    return ::poll(&end, 1, 0) == 1;
+}
+
 // The supervisor's life after starting the command: report its stops and its
-// exit; when holdfast dies, stop the group itself.
-[[noreturn]] void watch(const Plan& plan, pid_t command) {
-    sigset_t wake;
-    sigemptyset(&wake);
-    sigaddset(&wake, SIGCHLD);
-    sigaddset(&wake, SIGTERM);  // the parent-death signal; blocked since holdfast's Events
+// exit; when holdfast dies, stop the group itself. `child_events`: a
+// signalfd for SIGCHLD.
+[[noreturn]] void watch(const Plan& plan, pid_t command, int child_events) {
     bool orphaned = false;
     long long kill_at = -1;
     for (;;) {
-        if (!orphaned && ::getppid() != plan.holdfast) {
+        if (!orphaned && holdfast_gone(plan.release)) {
             orphaned = true;
             signal_group(command, plan.stop_signal);
             if (plan.kill_after_ms >= 0) kill_at = monotonic_ms() + plan.kill_after_ms;
@@ -126,7 +135,7 @@ int shell_status(const siginfo_t& info) {
         info = {};
         if (::waitid(P_PID, id, &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == command && !orphaned)
             send(plan.report, {Message::stopped, 0});
-        timespec timeout{};
+        int timeout_ms = -1;
         if (kill_at >= 0) {
             const long long left = kill_at - monotonic_ms();
             if (left <= 0) {
@@ -134,9 +143,14 @@ int shell_status(const siginfo_t& info) {
                 kill_at = -1;
                 continue;
             }
-            timeout = {static_cast<time_t>(left / 1000), static_cast<long>(left % 1000) * 1'000'000};
+            timeout_ms = static_cast<int>(left);
         }
-        ::sigtimedwait(&wake, &info, kill_at >= 0 ? &timeout : nullptr);
+        // Wakes on the command's exit or stop, or holdfast's end (a negative fd is skipped).
+        pollfd fds[] = {{child_events, POLLIN, 0}, {orphaned ? -1 : plan.release, POLLIN, 0}};
+        if (::poll(fds, 2, timeout_ms) > 0 && (fds[0].revents & POLLIN)) {
+            signalfd_siginfo drained;
+            [[maybe_unused]] auto n = ::read(child_events, &drained, sizeof drained);
+        }
     }
 }
 
@@ -147,10 +161,19 @@ int shell_status(const siginfo_t& info) {
     }
     // Its own group: a signal to holdfast's job (kill -9 %1) leaves it to stop the command's.
     ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != plan.holdfast) ::_exit(0);  // holdfast died before prctl: start nothing
+    if (holdfast_gone(plan.release)) ::_exit(0);  // holdfast died already: start nothing
+    // SIGCHLD: read from the signalfd. SIGPIPE: a report to a holdfast killed
+    // meanwhile fails with EPIPE instead of killing the supervisor, which
+    // would leave the command's children running. The command gets plan.mask.
+    sigset_t blocked, child;
+    sigemptyset(&child);
+    sigaddset(&child, SIGCHLD);
+    blocked = child;
+    sigaddset(&blocked, SIGPIPE);
+    ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
+    const int child_events = ::signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
     const pid_t supervisor = ::getpid();
-    const pid_t command = ::fork();
+    const pid_t command = child_events < 0 ? -1 : ::fork();
     if (command == 0) exec_command(plan, supervisor);
     if (command < 0) {
         send(plan.spawned, {Message::fork_failed, errno});
@@ -159,7 +182,7 @@ int shell_status(const siginfo_t& info) {
     ::setpgid(command, command);  // also here: holdfast may signal the group before the command runs
     send(plan.spawned, {Message::started, command});
     ::close(plan.spawned);
-    watch(plan, command);
+    watch(plan, command, child_events);
 }
 
 // Where execvp would look for `command`, worked out before fork: PATH lookup

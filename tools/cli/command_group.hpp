@@ -6,8 +6,9 @@
 //   holdfast ── supervisor (its own process group) ── command (group leader) ── its children...
 //
 // The supervisor is a fork of holdfast that never execs: between fork and
-// exit it makes async-signal-safe calls only. It gets a parent-death signal
-// when holdfast dies, and then signals the command's group itself. It holds
+// exit it makes async-signal-safe calls only. It sees holdfast die as the end
+// of a pipe only holdfast holds open, and then signals the command's group
+// itself. It holds
 // the command unreaped until holdfast says it is done with the group, so the
 // group id is never a recycled one when holdfast signals it.
 #pragma once
@@ -42,8 +43,7 @@ struct StopPolicy {
 /// A running command and its process group. Move-only; the destructor kills
 /// a group not finish()ed and waits for the supervisor.
 ///
-/// Thread safety: none; use it from holdfast's main thread, which must live as
-/// long as holdfast does (the parent-death signal follows the thread that forked).
+/// Thread safety: none; use it from one thread.
 class CommandGroup {
 public:
     /// What the supervisor said.
