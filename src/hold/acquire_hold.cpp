@@ -10,6 +10,7 @@
 #include "core/client_core.hpp"
 #include "hold/contained.hpp"
 #include "hold/hold.hpp"
+#include "hold/replica_retry.hpp"
 #include "primitive/acquire_operation.hpp"
 #include "primitive/replica_sync.hpp"
 #include "telemetry/telemetry.hpp"
@@ -55,10 +56,6 @@ private:
 
     ClientCore& core_;
 };
-
-// After replica sync refused (and gave back) what an attempt took: a caller
-// still willing to wait tries again after this, until its deadline.
-constexpr auto replica_retry_pause = std::chrono::milliseconds(200);
 
 // No reply came: the command may have run. A refused AUTH or TLS handshake
 // means nothing was sent.
@@ -119,11 +116,10 @@ private:
 // and it was given back. A wait with time left goes on, as after any other
 // refusal; one without (a try, a deadline passed) fails with the error.
 void refused_by_replicas(ClientCore& core, const std::shared_ptr<Acquiring>& a, Failure error) {
-    const auto& deadline = a->request.deadline;
-    const bool may_wait = !deadline || *deadline > Clock::now() + replica_retry_pause;
-    if (!may_wait || a->request.stop.stop_requested()) {
-        if (a->request.stop.stop_requested()) error = nullptr;  // stopped: not acquired, no error
-        return finish(core, *a, std::move(error), false, 0);
+    switch (after_replica_refusal(a->request.deadline, a->request.stop.stop_requested(), Clock::now())) {
+        case AfterReplicaRefusal::stopped: return finish(core, *a, nullptr, false, 0);
+        case AfterReplicaRefusal::fail: return finish(core, *a, std::move(error), false, 0);
+        case AfterReplicaRefusal::retry: break;
     }
     // Told if the client shuts down meanwhile, as a waiting acquire is.
     auto pause = std::make_shared<Pause>(core, a);
