@@ -67,6 +67,7 @@ struct RunResult {
     Nanos regrant_max = 0;
     std::vector<double> wakeups_ms;  // unlock -> next grant, where someone waited
     long slow_wakeups = 0;           // over 100 ms where promised
+    long stalled_wakeups = 0;        // over 100 ms, but not with the machine's stalls taken off
     Nanos longest_unavailable = 0;
     long stuck = 0;
     // Per failover (sentinel-* nemeses): how long the workers went without a

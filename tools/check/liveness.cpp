@@ -18,10 +18,34 @@ const Hold* first_grant_after(const std::vector<Hold>& holds, Nanos t) {
     return it == holds.end() ? nullptr : &*it;
 }
 
-// A fault not of the kinds `ignore` touching [from, to], widened by `after` past its end.
+// Config::retry_interval and retry_interval_max, as the workers run.
+constexpr Nanos first_reconnect = 50'000'000;
+constexpr Nanos longest_reconnect = 2'000'000'000;
+
+// How long after `f` ends a client may still be reconnecting. Its delay
+// doubles while the server is down, so the attempt after the server's
+// return comes up to the outage (plus the first delay) later: twice the
+// outage from its end covers the connect and the first command too.
+Nanos reconnecting_after(const Fault& f) {
+    switch (f.kind) {
+        case Nemesis::kill_connections:
+        case Nemesis::kill_pubsub:
+        case Nemesis::restart_persistent:
+        case Nemesis::restart_volatile:
+        case Nemesis::sentinel_kill_master:
+        case Nemesis::cluster_kill_primary:
+        case Nemesis::cluster_kill_primary_waiting:
+            return std::min(longest_reconnect, 2 * (f.end - f.start) + first_reconnect);
+        default: return 0;
+    }
+}
+
+// A fault not of the kinds `ignore` touching [from, to], widened by `after`
+// (and by its clients' reconnecting) past its end.
 const Fault* fault_near(const Model& m, Nanos from, Nanos to, Nanos after, std::initializer_list<Nemesis> ignore) {
     for (const Fault& f : m.faults)
-        if (std::find(ignore.begin(), ignore.end(), f.kind) == ignore.end() && f.start <= to && f.end + after >= from)
+        if (std::find(ignore.begin(), ignore.end(), f.kind) == ignore.end() && f.start <= to &&
+            f.end + after + reconnecting_after(f) >= from)
             return &f;
     return nullptr;
 }
@@ -88,6 +112,14 @@ Nanos held_until(const RunFacts& facts, const Hold& h) {
     return std::max(h.end, h.released) + to_ns(facts.lease);
 }
 
+// How long the machine stalled (StallMonitor) within [from, to].
+Nanos stalled_within(const RunFacts& facts, Nanos from, Nanos to) {
+    Nanos stalled = 0;
+    for (const Stall& s : facts.stalls)
+        if (s.from < to && s.to > from) stalled += std::min(s.to, to) - std::max(s.from, from);
+    return stalled;
+}
+
 // After an unlock that frees the lock (or a semaphore's permit) with someone
 // waiting, it is granted again (to anyone) within 100 ms. Measured from the
 // release's return to the next grant, where another worker waited from before
@@ -121,6 +153,11 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
                 hit_near(m, first_out->worker, h.end, next->ack, shadow) ||
                 killed_near(m, lock, h.end, next->ack, shadow))
                 continue;
+            // Late only by time the machine took from everyone: no finding, counted apart.
+            if (latency - stalled_within(facts, h.released, next->ack) <= wakeup_promise) {
+                ++r.stalled_wakeups;
+                continue;
+            }
             ++r.slow_wakeups;
             add_finding(r, "slow wake-up", lock_name(lock) + " released by worker " + std::to_string(h.worker) +
                                                " at " + at(facts, h.released) + ", granted again only " +

@@ -21,6 +21,13 @@ struct Window {
     Nanos to = 0;
 };
 
+/// A stretch the machine held the checker's own thread up (StallMonitor):
+/// time no process on it could count on.
+struct Stall {
+    Nanos from = 0;
+    Nanos to = 0;
+};
+
 /// One call to acquire, whatever came of it.
 struct Attempt {
     int worker = 0;
@@ -90,6 +97,7 @@ struct RunFacts {
     std::vector<std::pair<int, Nanos>> killed;  // worker -> SIGKILL time
     std::vector<ResourceState> resources;       // per lock
     std::vector<std::string> worker_failures;   // crashed or hung workers, already described
+    std::vector<Stall> stalls;                  // by time: the machine too busy to keep time
 
     bool fenced() const { return primitive == Primitive::fenced; }
     bool semaphore() const { return is_semaphore(primitive); }

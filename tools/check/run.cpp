@@ -11,6 +11,7 @@
 #include "deployment.hpp"
 #include "nemesis.hpp"
 #include "redis_server.hpp"
+#include "stall_monitor.hpp"
 #include "status.hpp"
 #include "sweep.hpp"
 #include "unlock_listener.hpp"
@@ -163,7 +164,13 @@ RunResult execute_run(const Options& o, const RunSpec& spec, const std::atomic<b
                                              std::max(Duration(5), o.lease / 10), dir + "/witness.log");
     // Sharded pub/sub on a cluster: no pattern subscription hears it.
     auto listener = cluster ? nullptr : std::make_unique<UnlockListener>(deployment.data_ports(), dir + "/unlocks.log");
+    StallMonitor stalls;
     drive(o, spec, scenario, base, workers, nemesis, status.page(), interrupted, facts);
+    facts.stalls = stalls.stop();
+    {
+        std::ofstream log(dir + "/stalls.log");  // from, to (ns): kept with the histories
+        for (const Stall& s : facts.stalls) log << s.from << ' ' << s.to << '\n';
+    }
     witness.reset();
     listener.reset();
     sweep(deployment, group, dir + "/sweep.log");
