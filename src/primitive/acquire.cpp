@@ -23,8 +23,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Action = AcquireMachine::Action;
 
-AcquireMachine::Options machine_options(const AcquireRequest& request, const Config& config) {
+AcquireMachine::Options machine_options(const AcquireRequest& request, const Config& config, bool confirms,
+                                        bool records) {
     AcquireMachine::Options options;
+    options.confirms = confirms;
+    options.records = records;
     options.deadline = request.deadline;
     options.backoff = request.backoff;
     options.gives_up = static_cast<bool>(request.give_up);
@@ -43,9 +46,8 @@ AcquireOperation::~AcquireOperation() = default;
 
 void AcquireOperation::start() {
     auto self = shared_from_this();
-    machine_.emplace(machine_options(request_, transport_.config()));
-    ++runs_;
-    if (started_ == Clock::time_point{}) started_ = Clock::now();
+    machine_.emplace(machine_options(request_, transport_.config(), steps_.confirms, steps_.records));
+    started_ = Clock::now();
     if (!transport_.add_waiter(listed_, self)) return run(machine_->closing(closing_error()));
     // Started before a stop can reach the loop, sent after.
     const auto first = machine_->start();
@@ -96,7 +98,9 @@ void AcquireOperation::perform(const Action& action) {
             if (action.after_self) return queue_->pass_on(action.count, this);
             return queue_->hand_out(action.count);
         case Action::Kind::give_up: return leave(request_.give_up);
-        case Action::Kind::give_back: return leave(request_.give_back);
+        case Action::Kind::give_back: return action.background ? give_back_unawaited() : leave(request_.give_back);
+        case Action::Kind::confirm: return confirm();
+        case Action::Kind::record: return record(machine_->outcome().token);
         case Action::Kind::complete: return complete();
     }
 }
@@ -126,8 +130,13 @@ void AcquireOperation::arm(Clock::time_point at) {
 }
 
 void AcquireOperation::on_alarm(Clock::time_point now) {
-    if (machine_->state() == AcquireMachine::State::leaving) return run(machine_->overdue());
+    if (machine_->state() == AcquireMachine::State::leaving) return run(machine_->overdue(now));
     run(machine_->timer_fired(now));
+}
+
+void AcquireOperation::replicas_answered(Failure refusal, bool answered) {
+    if (!refusal) return run(machine_->confirmed());
+    run(machine_->unconfirmed(std::move(refusal), answered, Clock::now()));
 }
 
 // Give-up or give-back: the machine completes once the primitive is done, or
@@ -139,14 +148,20 @@ void AcquireOperation::leave(const std::function<void(const HoldId&, std::functi
         // Sent before the caller is told, and run by the server in that
         // place: the caller's next acquire of the primitive goes behind it.
         Transport::InOrder in_order;
-        step(hold_, [self, run = runs_] {
-            if (self->runs_ == run) self->run(self->machine_->left());
+        step(hold_, [self, leave = ++leaves_] {
+            if (self->leaves_ == leave) self->run(self->machine_->left(Clock::now()));
         });
     }
     if (machine_->state() != AcquireMachine::State::leaving) return;  // done already
     const auto by = tell_by();
-    if (Clock::now() >= by) return run(machine_->overdue());
+    if (Clock::now() >= by) return run(machine_->overdue(Clock::now()));
     queues_.alarms().set(std::move(self), by);
+}
+
+// A give-back to a server that did not answer: sent in order, its end not awaited.
+void AcquireOperation::give_back_unawaited() {
+    Transport::InOrder in_order;
+    request_.give_back(hold_, [] {});
 }
 
 // When the caller of a run that only waits for its give-up or give-back step

@@ -1,6 +1,7 @@
 #include "primitive/acquire_machine.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace holdfast::detail {
 
@@ -53,6 +54,15 @@ AcquireMachine::Actions AcquireMachine::attempt_replied(const Attempt& result, C
                 actions.push({Kind::give_back});
                 state_ = State::leaving;
                 outcome_ = {};
+                return actions;
+            }
+            if (options_.confirms) {
+                Actions actions;
+                if (subscribed_) actions.push({Kind::unsubscribe});
+                subscribed_ = false;
+                state_ = State::confirming;
+                outcome_ = {nullptr, true, result.token};
+                actions.push({Kind::confirm});  // last: the driver may answer at once
                 return actions;
             }
             return finish({nullptr, true, result.token}, 0);
@@ -158,7 +168,7 @@ AcquireMachine::Actions AcquireMachine::named_elsewhere(Clock::time_point now) {
 }
 
 AcquireMachine::Actions AcquireMachine::timer_fired(Clock::time_point now) {
-    if (state_ != State::sleeping) return {};
+    if (state_ != State::sleeping && state_ != State::pausing) return {};
     if (now < timer_at_) {
         // Early: a wait for an earlier sleep, or one the driver left running
         // when the sleep was moved later. Wait again, for the time due now.
@@ -168,7 +178,8 @@ AcquireMachine::Actions AcquireMachine::timer_fired(Clock::time_point now) {
         actions.push(arm);
         return actions;
     }
-    if (options_.deadline && *options_.deadline <= now) return finish({}, 0);
+    // After a pause the deadline is past only if the timer was late: one more try.
+    if (state_ == State::sleeping && options_.deadline && *options_.deadline <= now) return finish({}, 0);
     return attempt(false);
 }
 
@@ -186,6 +197,9 @@ AcquireMachine::Actions AcquireMachine::cancel_requested() {
         case State::attempting:
         case State::attempting_retry:
         case State::failing: state_ = State::cancelling; return {};
+        case State::confirming:
+        case State::leaving: stop_seen_ = true; return {};  // read if replica sync refuses the hold
+        case State::pausing: return end({}, {});
         default: return {};
     }
 }
@@ -202,20 +216,65 @@ AcquireMachine::Actions AcquireMachine::channel_refused(Failure error) {
 }
 
 AcquireMachine::Actions AcquireMachine::closing(Failure error) {
+    if (state_ == State::confirming || (state_ == State::leaving && refused_by_replicas_)) {
+        closed_ = std::move(error);  // the step in flight ends anyway; then no retry
+        return {};
+    }
+    if (state_ == State::pausing) return end({std::move(error), false, 0}, {});
     if (state_ == State::leaving || state_ == State::done) return {};
     return finish({std::move(error), false, 0}, state_ == State::attempting_woken ? 1 : 0);
 }
 
-AcquireMachine::Actions AcquireMachine::left() {
+AcquireMachine::Actions AcquireMachine::left(Clock::time_point now) {
     if (state_ != State::leaving) return {};
-    state_ = State::done;
-    Actions actions;
-    actions.push({Kind::complete});
-    return actions;
+    if (std::exchange(refused_by_replicas_, false)) return after_refusal({}, now);
+    return end(std::move(outcome_), {});
 }
 
 // What the step's end would do; the step's own end is then ignored.
-AcquireMachine::Actions AcquireMachine::overdue() { return left(); }
+AcquireMachine::Actions AcquireMachine::overdue(Clock::time_point now) { return left(now); }
+
+AcquireMachine::Actions AcquireMachine::confirmed() {
+    if (state_ != State::confirming) return {};
+    return finish(std::move(outcome_), 0);
+}
+
+AcquireMachine::Actions AcquireMachine::unconfirmed(Failure error, bool answered, Clock::time_point now) {
+    if (state_ != State::confirming) return {};
+    outcome_ = {std::move(error), false, 0};
+    Actions actions;
+    Action give_back{Kind::give_back};
+    give_back.background = !answered;  // a server that did not answer the WAIT: the caller will not wait on it
+    actions.push(give_back);
+    if (!answered) return after_refusal(actions, now);
+    state_ = State::leaving;
+    refused_by_replicas_ = true;
+    return actions;
+}
+
+// A wait with time left goes on, as after any other refusal; one without (a
+// try, a deadline the pause would reach) fails with the refusal. A stop or a
+// shutdown seen meanwhile ends it.
+AcquireMachine::Actions AcquireMachine::after_refusal(Actions actions, Clock::time_point now) {
+    if (closed_) return end({std::move(closed_), false, 0}, actions);
+    if (stop_seen_) return end({}, actions);
+    if (options_.deadline && *options_.deadline <= now + options_.replica_retry_pause)
+        return end(std::move(outcome_), actions);
+    outcome_ = {};
+    state_ = State::pausing;
+    timer_at_ = now + options_.replica_retry_pause;
+    Action arm{Kind::arm_timer};
+    arm.at = timer_at_;
+    actions.push(arm);
+    return actions;
+}
+
+AcquireMachine::Actions AcquireMachine::end(Outcome outcome, Actions actions) {
+    outcome_ = std::move(outcome);
+    state_ = State::done;
+    actions.push({Kind::complete});
+    return actions;
+}
 
 AcquireMachine::Actions AcquireMachine::finish(Outcome outcome, std::uint8_t hand_on) {
     Actions actions;
@@ -224,6 +283,7 @@ AcquireMachine::Actions AcquireMachine::finish(Outcome outcome, std::uint8_t han
     // After leaving, so an offer to every waiter skips this one.
     if (hand_on > 0 && !outcome.acquired && !options_.backoff) actions.push({Kind::pass_on, hand_on, false});
     const bool give_up = !outcome.acquired && options_.gives_up;
+    if (outcome.acquired && options_.records) actions.push({Kind::record});
     outcome_ = std::move(outcome);
     state_ = give_up ? State::leaving : State::done;
     actions.push({give_up ? Kind::give_up : Kind::complete});

@@ -1,5 +1,8 @@
 // The acquire skeleton as a state machine without I/O or clock: events in
-// (with the time they happened where time matters), actions out. The driver
+// (with the time they happened where time matters), actions out. One machine
+// per hold, from the first attempt to the caller: attempt, wait, and once
+// taken, confirm (replica sync: under `required`, what no replica has is
+// given back and tried again after a pause), record, complete. The driver
 // (primitive/acquire.cpp) carries the actions out in the order given; an
 // event it feeds while carrying them out (a subscription already active
 // confirms at once) is handled at once, so actions that may cause one come last.
@@ -29,6 +32,8 @@ public:
         failing,           ///< ... and the channel was refused: ends at its reply, unless it took the primitive
         sleeping,          ///< until a wake-up, the subscription confirmed, or the timer
         leaving,           ///< giving up or giving back: completes when the primitive says it is done
+        confirming,        ///< taken, until replica sync confirms it (or refuses: give back, then decide)
+        pausing,           ///< given back unconfirmed: tries again when the timer fires
         done,
     };
 
@@ -41,12 +46,16 @@ public:
                            ///< still due before `at` may be left: an early fire arms again)
             pass_on,       ///< offer `count` wake-ups to the other waiters (`after_self`: later joiners only)
             give_up,       ///< run request.give_up, then left()
-            give_back,     ///< run request.give_back (release what the attempt took), then left()
+            give_back,     ///< run request.give_back (release what the attempt took), then left();
+                           ///< `background`: sent, not awaited (the actions after it go on)
+            confirm,       ///< replica sync for what was taken: confirmed() or unconfirmed()
+            record,        ///< keep the hold (ledger, watchdog) before the caller learns of it
             complete,      ///< report outcome() to the caller
         };
         Kind kind = Kind::complete;
         std::uint8_t count = 0;
         bool after_self = false;
+        bool background = false;
         Clock::time_point at{};
     };
 
@@ -77,6 +86,10 @@ public:
         /// long (zero: keep sleeping as before).
         std::chrono::milliseconds check_after_handoff{0};
         std::uint32_t seed = 1;   ///< backoff jitter
+        bool confirms = false;    ///< what is taken goes through confirm (the acquire writes)
+        bool records = false;     ///< what is taken is recorded before complete
+        /// After replica sync refused a hold: a failover under way needs a moment.
+        std::chrono::milliseconds replica_retry_pause{200};
     };
 
     struct Outcome {
@@ -100,11 +113,19 @@ public:
     Actions channel_refused(Failure error);
     /// The client shuts down: no reply or message will come.
     Actions closing(Failure error);
+    /// Replica sync confirmed what was taken (or is off, or has nothing to wait for).
+    Actions confirmed();
+    /// Replica sync refused what was taken (`error` names it): it goes back,
+    /// then the acquire tries again after the pause if it may wait that long,
+    /// else fails with `error` (or, stopped, ends not acquired). `answered`:
+    /// false if the WAIT got no reply, so the give-back is not awaited.
+    Actions unconfirmed(Failure error, bool answered, Clock::time_point now);
     /// The give-up or give-back step is done.
-    Actions left();
+    Actions left(Clock::time_point now);
     /// The caller must be told now, while the give-up or give-back step goes
-    /// on (the driver's bound passed, or the server does not answer): complete.
-    Actions overdue();
+    /// on (the driver's bound passed, or the server does not answer): complete
+    /// (or, after a refusal by replica sync, go on as left() would).
+    Actions overdue(Clock::time_point now);
 
     State state() const { return state_; }
     /// What complete reports.
@@ -121,6 +142,10 @@ private:
     /// Ends: leave the channel, hand on `hand_on` unused wake-ups, then give
     /// up (not acquired, a give-up step) or complete.
     Actions finish(Outcome outcome, std::uint8_t hand_on);
+    /// After replica sync's refusal and its give-back: pause and retry, or end.
+    Actions after_refusal(Actions actions, Clock::time_point now);
+    /// Ends with nothing left to undo (no channel, no queue place): complete.
+    Actions end(Outcome outcome, Actions actions);
 
     Options options_;
     State state_ = State::idle;
@@ -130,6 +155,11 @@ private:
     bool handoff_seen_ = false;
     bool subscribed_ = false;    // resource: listening on the channel
     bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
+    // Seen while confirming or giving back what replicas refused, when they
+    // cannot act yet: the decision after the give-back reads them.
+    bool stop_seen_ = false;
+    Failure closed_;
+    bool refused_by_replicas_ = false;  // leaving: the give-back of a refused hold
     Clock::time_point timer_at_{};
     long long backoff_ms_ = 0;
     std::minstd_rand random_;

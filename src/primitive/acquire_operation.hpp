@@ -1,8 +1,9 @@
 // The driver of one acquire (primitive/acquire.hpp): feeds the machine
 // (primitive/acquire_machine.hpp) what the transport, the timer and the stop
-// token report, and carries out its actions. A caller that keeps more per
-// waiter (the hold pipeline) derives from it and owns the hold and request,
-// so that a waiter is one allocation. Lives on the loop thread, but for start().
+// token report, and carries out its actions. The hold pipeline derives from
+// it (one operation per hold, one allocation per waiter): it owns the hold
+// and request, and confirms and records what is taken. Lives on the loop
+// thread, but for start().
 #pragma once
 
 #include <chrono>
@@ -21,14 +22,18 @@
 
 namespace holdfast::detail {
 
+/// What an operation does with what is taken: AcquireOperation's confirm() and record().
+struct AcquireSteps {
+    bool confirms = false;
+    bool records = false;
+};
+
 class AcquireOperation : public Waiter,
                          public AlarmClock::Sleeper,
                          public std::enable_shared_from_this<AcquireOperation> {
 public:
-    /// Runs the request; ended() tells how it went. May run again once
-    /// ended (the hold pipeline's retry after replica sync refused a hold).
-    /// The first attempt is sent from the calling thread; the object must be
-    /// owned by a shared_ptr.
+    /// Runs the request, once; ended() tells how it went. The first attempt
+    /// is sent from the calling thread; the object must be owned by a shared_ptr.
     void start();
 
     void on_subscribed() override;
@@ -41,9 +46,19 @@ public:
 
 protected:
     /// `hold` and `request` are the derived object's, kept as long as it.
-    AcquireOperation(Transport& transport, WaitQueues& queues, const HoldId& hold, const AcquireRequest& request)
-        : transport_(transport), queues_(queues), hold_(hold), request_(request) {}
+    AcquireOperation(Transport& transport, WaitQueues& queues, const HoldId& hold, const AcquireRequest& request,
+                     AcquireSteps steps = {})
+        : transport_(transport), queues_(queues), hold_(hold), request_(request), steps_(steps) {}
     ~AcquireOperation() override;
+
+    /// AcquireSteps::confirms: have replica sync confirm what was taken; answer with
+    /// replicas_answered(), on the loop thread.
+    virtual void confirm() {}
+    /// `refusal` null: confirmed. `answered`: the WAIT got a reply.
+    void replicas_answered(Failure refusal, bool answered);
+    /// AcquireSteps::records: keep the hold taken (with its attempt's token) before
+    /// the caller is told.
+    virtual void record(std::int64_t /*token*/) {}
 
     /// The run ended: error set, or whether the primitive was acquired (with
     /// the attempt's token). On the loop thread, after the operation left its channel.
@@ -56,6 +71,7 @@ private:
     void leave_queue();
     void arm(std::chrono::steady_clock::time_point at);
     void leave(const std::function<void(const HoldId&, std::function<void()>)>& step);
+    void give_back_unawaited();
     void complete();
     Failure closing_error() const;
     void count_waiting();
@@ -65,9 +81,10 @@ private:
     WaitQueues& queues_;
     const HoldId& hold_;
     const AcquireRequest& request_;
-    std::optional<AcquireMachine> machine_;  // made by each start()
-    std::uint32_t runs_ = 0;                 // start()s: a late step of an earlier run is ignored
-    std::chrono::steady_clock::time_point started_{};  // by the first start()
+    const AcquireSteps steps_;
+    std::optional<AcquireMachine> machine_;  // made by start()
+    std::uint32_t leaves_ = 0;               // give-up and give-back steps: a late end of an earlier one is ignored
+    std::chrono::steady_clock::time_point started_{};
     bool waiting_ = false;
     std::shared_ptr<WaitQueue> queue_;  // the channel's, once joined
     WaiterList::Link listed_;           // among the transport's waiters

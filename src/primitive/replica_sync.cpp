@@ -17,26 +17,20 @@ std::optional<std::string> unsynced(const Transport& transport, const Failure& e
 }
 
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
-                  std::function<void(std::function<void()>)> give_back, std::function<void(Failure)> done) {
-    transport.sync_replicas(key, [&transport, subject = std::move(subject), give_back = std::move(give_back),
+                  std::function<void(Failure, bool)> done) {
+    transport.sync_replicas(key, [&transport, subject = std::move(subject),
                                   done = std::move(done)](Failure error, Transport::ReplicaAck ack) {
         const auto why = unsynced(transport, error, ack);
-        if (transport.config().replica_sync != ReplicaSync::required || !why) return done(nullptr);
+        if (transport.config().replica_sync != ReplicaSync::required || !why) return done(nullptr, true);
         const char* what_to_do = ack.replicas_lost
                                      ? "Retry once the failover is over or a replica is back (INFO replication on "
                                        "the master), or set replica_sync to wait to go on without them"
                                      : "Check the replicas (INFO replication on the master), or set replica_sync "
                                        "to wait to go on without them";
-        const Failure failure(errc::replicas_unconfirmed,
-                              "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
-                                  ", so a failover could lose it; it was given back (replica_sync = required). " +
-                                  what_to_do);
-        // A WAIT that got no reply: the give-back waits for the server, not the caller.
-        if (error && is_unanswered(error.code())) {
-            give_back([] {});
-            return done(failure);
-        }
-        give_back([done, failure] { done(failure); });
+        done(Failure(errc::replicas_unconfirmed,
+                     "holdfast: " + subject + " was taken on master " + ack.master + " but " + *why +
+                         ", so a failover could lose it; it was given back (replica_sync = required). " + what_to_do),
+             !(error && is_unanswered(error.code())));
     });
 }
 

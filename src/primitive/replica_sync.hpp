@@ -19,13 +19,13 @@ namespace holdfast::detail {
 std::optional<std::string> unsynced(const Transport& transport, const Failure& error,
                                     const Transport::ReplicaAck& ack);
 
-/// After an acquire of `subject` (e.g. "lock 'orders'") whose key is `key`.
-/// ReplicaSync::required and no replica acknowledged (or the WAIT failed):
-/// `give_back(then)` releases what was taken, then done(ReplicaSyncError
-/// naming the subject, the master and its replicas). Otherwise done(nullptr).
+/// After an acquire of `subject` (e.g. "lock 'orders'") whose key is `key`:
+/// done(nullptr) unless ReplicaSync::required and no replica acknowledged it
+/// (or the WAIT failed): then done(ReplicaSyncError naming the subject, the
+/// master and its replicas), `answered` false if the WAIT got no reply. What
+/// was taken is the caller's to give back.
 void sync_acquire(Transport& transport, const std::string& key, std::string subject,
-                  std::function<void(std::function<void()> then)> give_back,
-                  std::function<void(Failure)> done);
+                  std::function<void(Failure refusal, bool answered)> done);
 
 /// After a release: WAIT as configured, then `done` whatever it found (the
 /// hold is gone on the master either way).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -115,7 +116,7 @@ TEST(AcquireMachine, WakeUpTakenThenGivenUpGoesToTheNextWaiter) {
     EXPECT_EQ(end[1].count, 1);
     EXPECT_FALSE(end[1].after_self);
     EXPECT_EQ(m.state(), State::leaving);
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
     EXPECT_FALSE(m.outcome().error);
 }
@@ -284,7 +285,7 @@ TEST(AcquireMachine, CancelBeforeTheFirstReplyEndsAtThatReply) {
     EXPECT_TRUE(kinds(m.cancel_requested()).empty());
     EXPECT_EQ(m.state(), State::cancelling);
     EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(500), t0)), (K{Kind::give_up}));
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
     EXPECT_FALSE(m.outcome().error);
 }
@@ -297,7 +298,7 @@ TEST(AcquireMachine, CancelBeforeTheFirstReplyThatAcquiresGivesItBack) {
     EXPECT_EQ(m.state(), State::leaving);
     EXPECT_TRUE(kinds(m.cancel_requested()).empty());
     EXPECT_TRUE(kinds(m.closing(error("closing"))).empty());
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
     EXPECT_FALSE(m.outcome().error);
 }
@@ -309,11 +310,11 @@ TEST(AcquireMachine, AnOverdueStepCompletesAndItsLaterEndIsIgnored) {
     Machine m(gives_up_and_back());
     m.start();
     EXPECT_EQ(kinds(m.attempt_replied(Attempt::failed(error("no reply")), t0)), (K{Kind::give_up}));
-    EXPECT_EQ(kinds(m.overdue()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.overdue(t0)), (K{Kind::complete}));
     EXPECT_EQ(m.state(), State::done);
     EXPECT_EQ(what(m.outcome().error), "no reply");
-    EXPECT_TRUE(kinds(m.left()).empty());
-    EXPECT_TRUE(kinds(m.overdue()).empty());
+    EXPECT_TRUE(kinds(m.left(t0)).empty());
+    EXPECT_TRUE(kinds(m.overdue(t0)).empty());
 }
 
 TEST(AcquireMachine, AnOverdueGiveBackCompletesAsNotAcquired) {
@@ -321,9 +322,9 @@ TEST(AcquireMachine, AnOverdueGiveBackCompletesAsNotAcquired) {
     m.start();
     m.cancel_requested();
     EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(3), t0)), (K{Kind::give_back}));
-    EXPECT_EQ(kinds(m.overdue()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.overdue(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
-    EXPECT_TRUE(kinds(m.left()).empty());
+    EXPECT_TRUE(kinds(m.left(t0)).empty());
 }
 
 TEST(AcquireMachine, CancelWithoutAGiveBackStepReportsWhatWasTaken) {
@@ -340,7 +341,7 @@ TEST(AcquireMachine, CancelWhileSleepingLeavesAtOnce) {
     EXPECT_EQ(kinds(m.cancel_requested()), (K{Kind::unsubscribe, Kind::give_up}));
     EXPECT_TRUE(kinds(m.timer_fired(t0 + 1s)).empty());
     EXPECT_FALSE(m.woken().took_wake);
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
 }
 
@@ -351,7 +352,7 @@ TEST(AcquireMachine, CancelDuringAnAttemptThatAcquiresGivesItBack) {
     EXPECT_FALSE(m.woken().took_wake);
     // The release it gives back wakes the next waiter: nothing to hand on.
     EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0)), (K{Kind::unsubscribe, Kind::give_back}));
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_FALSE(m.outcome().acquired);
 }
 
@@ -389,7 +390,7 @@ TEST(AcquireMachine, ChannelRefusedWhileSleepingFailsAtOnce) {
     to_sleeping(m);
     // The subscriber let its listeners go: nothing to unsubscribe.
     EXPECT_EQ(kinds(m.channel_refused(error("NOPERM"))), (K{Kind::give_up}));
-    m.left();
+    m.left(t0);
     EXPECT_EQ(what(m.outcome().error), "NOPERM");
 }
 
@@ -412,7 +413,7 @@ TEST(AcquireMachine, ClientClosingEndsTheWaitWithItsError) {
     Machine m(gives_up_and_back());
     to_sleeping(m);
     EXPECT_EQ(kinds(m.closing(error("closing"))), (K{Kind::unsubscribe, Kind::give_up}));
-    EXPECT_EQ(kinds(m.left()), (K{Kind::complete}));
+    EXPECT_EQ(kinds(m.left(t0)), (K{Kind::complete}));
     EXPECT_EQ(what(m.outcome().error), "closing");
 }
 
@@ -429,6 +430,177 @@ TEST(AcquireMachine, ClientClosingBeforeTheStart) {
     Machine m({});
     EXPECT_EQ(kinds(m.closing(error("closing"))), (K{Kind::complete}));
     EXPECT_TRUE(kinds(m.start()).empty());
+}
+
+// Confirm and record: what is taken goes through replica sync, then is
+// recorded before the caller is told; never recorded when replicas refuse it.
+
+Machine::Options confirming(std::optional<Machine::Clock::time_point> deadline = std::nullopt) {
+    Machine::Options o = gives_up_and_back();
+    o.confirms = true;
+    o.records = true;
+    o.deadline = deadline;
+    return o;
+}
+
+detail::Failure unconfirmed_error() { return {errc::replicas_unconfirmed, "given back (replica_sync = required)"}; }
+
+TEST(AcquireMachine, ConfirmedThenRecordedThenComplete) {
+    Machine m(confirming());
+    to_subscribed_attempt(m);
+    // Off the channel before the WAIT; the confirm last, as the driver may answer at once.
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(9), t0)), (K{Kind::unsubscribe, Kind::confirm}));
+    EXPECT_EQ(m.state(), State::confirming);
+    EXPECT_TRUE(kinds(m.woken()).empty());  // no longer listening
+    EXPECT_TRUE(kinds(m.timer_fired(t0 + 1h)).empty());
+    EXPECT_EQ(kinds(m.confirmed()), (K{Kind::record, Kind::complete}));
+    EXPECT_TRUE(m.outcome().acquired);
+    EXPECT_EQ(m.outcome().token, 9);
+    EXPECT_TRUE(kinds(m.confirmed()).empty());  // once
+}
+
+TEST(AcquireMachine, RecordsWithoutConfirmWhereNothingIsWritten) {
+    Machine::Options o;
+    o.records = true;
+    Machine m(o);
+    m.start();
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0)), (K{Kind::record, Kind::complete}));
+}
+
+// Replica sync refused what the attempt took: it is given back, and then the
+// acquire tries again after the pause, fails with the refusal, or ends as
+// stopped or closed. A table of every case, without a server.
+TEST(AcquireMachine, AfterReplicasRefusedTheHold) {
+    const auto pause = Machine::Options{}.replica_retry_pause;
+    enum class Seen { nothing, stop_while_confirming, stop_while_giving_back, closing_while_confirming,
+                      closing_while_giving_back };
+    enum class Then { retry, fail, stopped, closed };
+    struct Row {
+        const char* what;
+        std::optional<Machine::Clock::time_point> deadline;
+        Seen seen;
+        bool answered;  // the WAIT got a reply: the give-back is awaited
+        Then then;
+    } rows[] = {
+        {"lock(): no deadline, waits on", std::nullopt, Seen::nothing, true, Then::retry},
+        {"a deadline past the pause", t0 + pause + 1ms, Seen::nothing, true, Then::retry},
+        {"a deadline the pause would reach", t0 + pause, Seen::nothing, true, Then::fail},
+        {"a deadline before the pause ends", t0 + pause / 2, Seen::nothing, true, Then::fail},
+        {"try_lock(): a deadline already passed", t0 - 1ms, Seen::nothing, true, Then::fail},
+        {"stopped while confirming: not acquired, no error", std::nullopt, Seen::stop_while_confirming, true,
+         Then::stopped},
+        {"stopped while giving back", std::nullopt, Seen::stop_while_giving_back, true, Then::stopped},
+        {"stopped beats a deadline that has passed", t0 - 1ms, Seen::stop_while_confirming, true, Then::stopped},
+        {"the client closing while confirming", std::nullopt, Seen::closing_while_confirming, true, Then::closed},
+        {"the client closing while giving back", std::nullopt, Seen::closing_while_giving_back, true, Then::closed},
+        {"no reply to the WAIT: given back unawaited, then waits on", std::nullopt, Seen::nothing, false,
+         Then::retry},
+        {"no reply to the WAIT, a try: fails at once", t0 - 1ms, Seen::nothing, false, Then::fail},
+        {"no reply to the WAIT, stopped meanwhile", std::nullopt, Seen::stop_while_confirming, false,
+         Then::stopped},
+    };
+    for (const Row& row : rows) {
+        SCOPED_TRACE(row.what);
+        Machine m(confirming(row.deadline));
+        m.start();
+        ASSERT_EQ(kinds(m.attempt_replied(Attempt::acquired(), t0)), (K{Kind::confirm}));
+        if (row.seen == Seen::stop_while_confirming) {
+            EXPECT_TRUE(kinds(m.cancel_requested()).empty());
+        }
+        if (row.seen == Seen::closing_while_confirming) {
+            EXPECT_TRUE(kinds(m.closing(error("closing"))).empty());
+        }
+        Machine::Actions decided;
+        const auto refused = m.unconfirmed(unconfirmed_error(), row.answered, t0);
+        ASSERT_GE(refused.size(), 1u);
+        EXPECT_EQ(refused[0].kind, Kind::give_back);
+        EXPECT_EQ(refused[0].background, !row.answered);
+        if (row.answered) {
+            EXPECT_EQ(refused.size(), 1u);
+            EXPECT_EQ(m.state(), State::leaving);
+            if (row.seen == Seen::stop_while_giving_back) {
+                EXPECT_TRUE(kinds(m.cancel_requested()).empty());
+            }
+            if (row.seen == Seen::closing_while_giving_back) {
+                EXPECT_TRUE(kinds(m.closing(error("closing"))).empty());
+            }
+            decided = m.left(t0);
+        } else {
+            for (std::size_t i = 1; i < refused.size(); ++i) decided.push(refused[i]);
+        }
+        // Never recorded: the caller is not told of a hold replicas refused.
+        switch (row.then) {
+            case Then::retry:
+                ASSERT_EQ(kinds(decided), (K{Kind::arm_timer}));
+                EXPECT_EQ(decided[0].at, t0 + pause);
+                EXPECT_EQ(m.state(), State::pausing);
+                EXPECT_TRUE(kinds(m.timer_fired(t0 + pause - 1ms)).size() == 1);  // early: armed again
+                EXPECT_EQ(kinds(m.timer_fired(t0 + pause)), (K{Kind::send_attempt}));
+                break;
+            case Then::fail:
+                EXPECT_EQ(kinds(decided), (K{Kind::complete}));
+                EXPECT_TRUE(m.outcome().error.is(errc::replicas_unconfirmed));
+                EXPECT_FALSE(m.outcome().acquired);
+                break;
+            case Then::stopped:
+                EXPECT_EQ(kinds(decided), (K{Kind::complete}));
+                EXPECT_FALSE(m.outcome().error);
+                EXPECT_FALSE(m.outcome().acquired);
+                break;
+            case Then::closed:
+                EXPECT_EQ(kinds(decided), (K{Kind::complete}));
+                EXPECT_EQ(what(m.outcome().error), "closing");
+                break;
+        }
+    }
+}
+
+// The retry is the same operation going on: its next attempt takes the hold,
+// confirmed this time, and only then recorded.
+TEST(AcquireMachine, RetryAfterThePauseTakesConfirmsAndRecords) {
+    Machine m(confirming());
+    m.start();
+    m.attempt_replied(Attempt::acquired(), t0);
+    m.unconfirmed(unconfirmed_error(), true, t0);
+    m.left(t0 + 5ms);
+    ASSERT_EQ(m.state(), State::pausing);
+    EXPECT_EQ(m.timer_at(), t0 + 5ms + Machine::Options{}.replica_retry_pause);
+    ASSERT_EQ(kinds(m.timer_fired(m.timer_at())), (K{Kind::send_attempt}));
+    // Refused now (another took it meanwhile): waits on its channel as any acquire.
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::refused(300), t0 + 1s)), (K{Kind::arm_timer, Kind::subscribe}));
+    EXPECT_EQ(kinds(m.subscribed()), (K{Kind::send_attempt}));
+    EXPECT_EQ(kinds(m.attempt_replied(Attempt::acquired(4), t0 + 2s)), (K{Kind::unsubscribe, Kind::confirm}));
+    EXPECT_EQ(kinds(m.confirmed()), (K{Kind::record, Kind::complete}));
+    EXPECT_TRUE(m.outcome().acquired);
+    EXPECT_EQ(m.outcome().token, 4);
+    EXPECT_FALSE(m.outcome().error);
+}
+
+// Bound passed while the refused hold is given back: decided as its end would.
+TEST(AcquireMachine, OverdueGiveBackOfARefusedHoldDecidesAsItsEnd) {
+    Machine m(confirming());
+    m.start();
+    m.attempt_replied(Attempt::acquired(), t0);
+    m.unconfirmed(unconfirmed_error(), true, t0);
+    EXPECT_EQ(kinds(m.overdue(t0 + 250ms)), (K{Kind::arm_timer}));
+    EXPECT_TRUE(kinds(m.left(t0 + 300ms)).empty());  // the step's own end, late: ignored
+    EXPECT_EQ(m.timer_at(), t0 + 250ms + Machine::Options{}.replica_retry_pause);
+}
+
+TEST(AcquireMachine, StopOrClosingDuringThePauseEndsIt) {
+    for (const bool stop : {true, false}) {
+        Machine m(confirming());
+        m.start();
+        m.attempt_replied(Attempt::acquired(), t0);
+        m.unconfirmed(unconfirmed_error(), true, t0);
+        m.left(t0);
+        ASSERT_EQ(m.state(), State::pausing);
+        // No channel and no queue place to leave: complete at once.
+        EXPECT_EQ(kinds(stop ? m.cancel_requested() : m.closing(error("closing"))), (K{Kind::complete}));
+        EXPECT_FALSE(m.outcome().acquired);
+        EXPECT_EQ(static_cast<bool>(m.outcome().error), !stop);
+        EXPECT_TRUE(kinds(m.timer_fired(t0 + 1s)).empty());
+    }
 }
 
 }  // namespace
