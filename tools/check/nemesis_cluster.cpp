@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "holdfast/holdfast.hpp"
+#include "targets.hpp"
 
 namespace holdfast::check {
 
@@ -118,9 +119,7 @@ bool NemesisRunner::kill_primary_under_waiters() {
     if (!cluster_ready()) return false;
     if (!client_) {
         Config config = Config::from_uri(cluster_->url());
-        config.replica_sync = replica_sync_ == "off"    ? ReplicaSync::off
-                              : replica_sync_ == "wait" ? ReplicaSync::wait
-                                                        : ReplicaSync::required;
+        config.replica_sync = replica_sync_named(replica_sync_);
         config.timeout = std::chrono::seconds(5);  // its release goes to a node promoted just now
         client_ = std::make_unique<Client>(config);
         own_log_ = std::make_unique<HistoryWriter>(dir_ + "/worker-nemesis.log");

@@ -182,6 +182,10 @@ private:
 
 }  // namespace
 
+ReplicaSync replica_sync_named(const std::string& name) {
+    return name == "off" ? ReplicaSync::off : name == "wait" ? ReplicaSync::wait : ReplicaSync::required;
+}
+
 std::map<std::string, std::string> group_value_names() {
     std::map<std::string, std::string> names;
     for (const char* value = group_values; *value; ++value) names[MultiValueLock::field_of({value, 1})] = {value, 1};

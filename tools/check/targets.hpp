@@ -13,6 +13,7 @@
 
 #include "check.hpp"
 #include "history.hpp"
+#include "holdfast/config.hpp"
 
 namespace holdfast {
 class Client;
@@ -40,6 +41,10 @@ public:
     virtual std::stop_token lost_token(Access) { return {}; }
 };
 
+
+/// --replica-sync's spelling (off, wait, required; main.cpp checks it) as the
+/// workers' and the nemesis's clients take it.
+ReplicaSync replica_sync_named(const std::string& name);
 
 /// The fields of the group_values in a group lock's hash -> the values.
 std::map<std::string, std::string> group_value_names();

@@ -221,9 +221,7 @@ private:
 int run_worker(const WorkerOptions& options) {
     Config config = options.lock_url.empty() ? Config{} : Config::from_uri(options.lock_url);
     config.port = options.lock_port;
-    config.replica_sync = options.replica_sync == "off"    ? ReplicaSync::off
-                          : options.replica_sync == "wait" ? ReplicaSync::wait
-                                                           : ReplicaSync::required;
+    config.replica_sync = replica_sync_named(options.replica_sync);
     config.replica_sync_timeout = options.replica_sync_timeout;
     config.timeout = options.timeout;
     config.connect_timeout = options.timeout;
