@@ -217,7 +217,9 @@ AcquireMachine::Actions AcquireMachine::channel_refused(Failure error) {
 
 AcquireMachine::Actions AcquireMachine::closing(Failure error) {
     if (state_ == State::confirming || (state_ == State::leaving && refused_by_replicas_)) {
-        closed_ = std::move(error);  // the step in flight ends anyway; then no retry
+        // The step in flight ends anyway; then no retry. Confirmed, the hold is still the caller's.
+        closed_seen_ = true;
+        outcome_.error = std::move(error);
         return {};
     }
     if (state_ == State::pausing) return end({std::move(error), false, 0}, {});
@@ -236,12 +238,14 @@ AcquireMachine::Actions AcquireMachine::overdue(Clock::time_point now) { return 
 
 AcquireMachine::Actions AcquireMachine::confirmed() {
     if (state_ != State::confirming) return {};
-    return finish(std::move(outcome_), 0);
+    return finish({nullptr, true, outcome_.token}, 0);
 }
 
 AcquireMachine::Actions AcquireMachine::unconfirmed(Failure error, bool answered, Clock::time_point now) {
     if (state_ != State::confirming) return {};
-    outcome_ = {std::move(error), false, 0};
+    if (!closed_seen_) outcome_.error = std::move(error);
+    outcome_.acquired = false;
+    outcome_.token = 0;
     Actions actions;
     Action give_back{Kind::give_back};
     give_back.background = !answered;  // a server that did not answer the WAIT: the caller will not wait on it
@@ -256,7 +260,7 @@ AcquireMachine::Actions AcquireMachine::unconfirmed(Failure error, bool answered
 // try, a deadline the pause would reach) fails with the refusal. A stop or a
 // shutdown seen meanwhile ends it.
 AcquireMachine::Actions AcquireMachine::after_refusal(Actions actions, Clock::time_point now) {
-    if (closed_) return end({std::move(closed_), false, 0}, actions);
+    if (closed_seen_) return end(std::move(outcome_), actions);  // with the closing error
     if (stop_seen_) return end({}, actions);
     if (options_.deadline && *options_.deadline <= now + options_.replica_retry_pause)
         return end(std::move(outcome_), actions);

@@ -156,14 +156,15 @@ private:
     bool subscribed_ = false;    // resource: listening on the channel
     bool led_by_wake_ = false;   // the attempt in flight was started by a wake-up
     // Seen while confirming or giving back what replicas refused, when they
-    // cannot act yet: the decision after the give-back reads them.
+    // cannot act yet: the decision after the give-back reads them (the
+    // closing error waits in outcome_.error).
     bool stop_seen_ = false;
-    Failure closed_;
+    bool closed_seen_ = false;
     bool refused_by_replicas_ = false;  // leaving: the give-back of a refused hold
     Clock::time_point timer_at_{};
     long long backoff_ms_ = 0;
     std::minstd_rand random_;
-    Outcome outcome_;  // failing: its error is the channel's refusal
+    Outcome outcome_;  // failing: its error is the channel's refusal; confirming: the hold taken
 };
 
 }  // namespace holdfast::detail
