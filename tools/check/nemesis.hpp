@@ -22,6 +22,8 @@ class Client;
 
 namespace holdfast::check {
 
+class OwnHold;  // cluster-kill-primary-waiting's hold (nemesis_cluster.cpp)
+
 /// "123ms", for fault details.
 std::string ms_text(Nanos ns);
 /// Whether the master at `master_port` has a replica in sync (WAIT), within `within`.
@@ -64,6 +66,9 @@ private:
     bool fail_over_primary(Nemesis kind);
     bool cluster_ready();
     bool kill_primary_under_waiters();
+    void own_client();
+    bool take_own(OwnHold& hold, int lock, Duration held_for);
+    bool release_own(OwnHold& hold, int lock);
     int waiters_on(int lock, Nanos since_before);
     void log_own(Op op, Phase phase, int lock, std::int64_t value = -1, std::string message = {});
     void server_command(Nemesis kind, const std::vector<std::string>& command, Nanos start);

@@ -3,6 +3,7 @@
 #include "nemesis.hpp"
 
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "holdfast/holdfast.hpp"
@@ -102,6 +103,106 @@ void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, st
                           std::move(message)});
 }
 
+// The nemesis's own hold of a lock the workers want, taken as they take it,
+// so that they wait as they always do (on their channel, in their queue) and
+// its token is in their order. A group lock's holds every value: whatever a
+// worker asks for waits.
+class OwnHold {
+public:
+    OwnHold(Client& client, Primitive primitive, const std::string& name) {
+        switch (primitive) {
+            case Primitive::fenced: one_ = std::make_unique<FencedLock>(client, name); break;
+            case Primitive::fair: one_ = std::make_unique<FairLock>(client, name, fair_wait_budget); break;
+            case Primitive::nonreentrant_fair:
+                one_ = std::make_unique<NonReentrantFairLock>(client, name, fair_wait_budget);
+                break;
+            case Primitive::nonreentrant: one_ = std::make_unique<NonReentrantLock>(client, name); break;
+            case Primitive::rwlock: read_write_ = std::make_unique<ReadWriteLock>(client, name); break;
+            case Primitive::group:
+                group_ = std::make_unique<MultiValueLock>(client, name, std::vector<std::string>{"a", "b", "c"});
+                static_assert(std::string_view(group_values) == "abc");
+                break;
+            default: one_ = std::make_unique<Lock>(client, name); break;
+        }
+        fenced_ = primitive == Primitive::fenced;
+    }
+
+    /// The fencing token (-1 for a primitive without one), or nullopt if `wait` ran out.
+    std::optional<std::int64_t> try_take(Duration wait, Duration lease) {
+        if (group_) return group_->try_lock_for(wait, lease) ? std::optional<std::int64_t>(-1) : std::nullopt;
+        if (fenced_) return static_cast<FencedLock&>(lock()).try_lock_and_get_token(wait, lease);
+        return lock().try_lock_for(wait, lease) ? std::optional<std::int64_t>(-1) : std::nullopt;
+    }
+    void release() { group_ ? group_->release() : lock().release(); }
+    std::int64_t hold_count() { return group_ ? group_->hold_count() : lock().hold_count(); }
+
+private:
+    Lock& lock() { return read_write_ ? read_write_->write_lock() : *one_; }
+
+    std::unique_ptr<Lock> one_;
+    std::unique_ptr<ReadWriteLock> read_write_;
+    std::unique_ptr<MultiValueLock> group_;
+    bool fenced_ = false;
+};
+
+// The nemesis's client and history, made on first use.
+void NemesisRunner::own_client() {
+    if (client_) return;
+    Config config = Config::from_uri(cluster_->url());
+    config.replica_sync = replica_sync_named(replica_sync_);
+    config.timeout = std::chrono::seconds(5);  // its release goes to a node promoted just now
+    client_ = std::make_unique<Client>(config);
+    own_log_ = std::make_unique<HistoryWriter>(dir_ + "/worker-nemesis.log");
+}
+
+// Takes `hold` of `lock` for `held_for`, as the histories record a worker's
+// acquire: whether it was taken.
+bool NemesisRunner::take_own(OwnHold& hold, int lock, Duration held_for) {
+    ++own_holds_;
+    own_token_ = -1;
+    log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for),
+            client_->current_owner() + (primitive_ == Primitive::group ? std::string(values_note) + group_values : ""));
+    try {
+        const auto token = hold.try_take(lease_ * 4, held_for);  // a worker's section is at most 2 leases
+        if (!token) {
+            log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
+            return false;
+        }
+        own_token_ = *token;
+    } catch (const ConnectionError& e) {
+        log_own(Op::acquire, Phase::unknown, lock, -1, e.what());
+        return false;
+    } catch (const std::exception& e) {
+        log_own(Op::acquire, Phase::fail, lock, -1, e.what());
+        return false;
+    }
+    log_own(Op::acquire, Phase::ok, lock);
+    return true;
+}
+
+// Releases it, as a worker's release is recorded: whether it returned ok.
+bool NemesisRunner::release_own(OwnHold& hold, int lock) {
+    log_own(Op::release, Phase::invoke, lock);
+    try {
+        hold.release();
+    } catch (const ConnectionError& e) {
+        log_own(Op::release, Phase::unknown, lock, -1, e.what());
+        return false;
+    } catch (const std::exception& e) {
+        log_own(Op::release, Phase::fail, lock, -1, e.what());
+        return false;
+    }
+    std::int64_t left = -1;
+    std::string probe_error;
+    try {
+        left = hold.hold_count();
+    } catch (const std::exception& e) {
+        probe_error = std::string("hold count probe failed: ") + e.what();
+    }
+    log_own(Op::release, Phase::ok, lock, left, probe_error);
+    return true;
+}
+
 // Workers asleep waiting for a lock, their subscriptions on its slot's
 // primary, when that primary is killed (issue 19, item 3). The nemesis holds
 // the lock itself, through a client of its own, for longer than the outage;
@@ -116,81 +217,16 @@ void NemesisRunner::log_own(Op op, Phase phase, int lock, std::int64_t value, st
 // like a worker's, is in the histories (worker-nemesis.log).
 bool NemesisRunner::kill_primary_under_waiters() {
     if (!cluster_) throw std::logic_error("nemesis cluster-kill-primary-waiting without a cluster");
-    if (!cluster_ready()) return false;
-    if (!client_) {
-        Config config = Config::from_uri(cluster_->url());
-        config.replica_sync = replica_sync_named(replica_sync_);
-        config.timeout = std::chrono::seconds(5);  // its release goes to a node promoted just now
-        client_ = std::make_unique<Client>(config);
-        own_log_ = std::make_unique<HistoryWriter>(dir_ + "/worker-nemesis.log");
-    }
+    // A semaphore has no one holder to wait behind: no fault.
+    if (is_semaphore(primitive_) || !cluster_ready()) return false;
+    own_client();
     const int lock = std::uniform_int_distribution<int>(0, std::max(0, locks_ - 1))(random_);
     const std::size_t slot = cluster_->slot_of(lock_name(lock));
     const std::size_t primary = cluster_->owner_of(slot);
     const std::size_t replica = cluster_->replica_of(primary);
+    OwnHold hold(*client_, primitive_, lock_name(lock));
     // Held past the kill, the promotion and the rejoin (seconds), then released.
-    const Duration held_for = lease_ * 60;
-    // Taken as the workers take it, so that they wait as they always do (on
-    // their channel, in their queue) and its token is in their order. A
-    // semaphore has no one holder to wait behind: no fault.
-    if (is_semaphore(primitive_)) return false;
-    std::unique_ptr<Lock> one;
-    std::unique_ptr<ReadWriteLock> read_write;
-    std::unique_ptr<MultiValueLock> group;  // every value of the group: whatever a worker asks for waits
-    switch (primitive_) {
-        case Primitive::fenced: one = std::make_unique<FencedLock>(*client_, lock_name(lock)); break;
-        case Primitive::fair: one = std::make_unique<FairLock>(*client_, lock_name(lock), fair_wait_budget); break;
-        case Primitive::nonreentrant_fair:
-            one = std::make_unique<NonReentrantFairLock>(*client_, lock_name(lock), fair_wait_budget);
-            break;
-        case Primitive::nonreentrant: one = std::make_unique<NonReentrantLock>(*client_, lock_name(lock)); break;
-        case Primitive::rwlock: read_write = std::make_unique<ReadWriteLock>(*client_, lock_name(lock)); break;
-        case Primitive::group:
-            group = std::make_unique<MultiValueLock>(*client_, lock_name(lock), std::vector<std::string>{"a", "b", "c"});
-            static_assert(std::string_view(group_values) == "abc");
-            break;
-        default: one = std::make_unique<Lock>(*client_, lock_name(lock)); break;
-    }
-    // What the nemesis does with its hold, whichever object holds it.
-    Lock* const lock_held = group ? nullptr : read_write ? &read_write->write_lock() : one.get();
-    struct {
-        std::function<bool(Duration, Duration)> try_lock_for;
-        std::function<void()> release;
-        std::function<std::int64_t()> hold_count;
-    } held;
-    if (group) {
-        held = {[&](Duration wait, Duration lease) { return group->try_lock_for(wait, lease); },
-                [&] { group->release(); }, [&] { return group->hold_count(); }};
-    } else {
-        held = {[=](Duration wait, Duration lease) { return lock_held->try_lock_for(wait, lease); },
-                [=] { lock_held->release(); }, [=] { return lock_held->hold_count(); }};
-    }
-    ++own_holds_;
-    own_token_ = -1;
-    log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for),
-            client_->current_owner() + (group ? std::string(values_note) + group_values : ""));
-    try {
-        const Duration wait = lease_ * 4;  // a worker's section is at most 2 leases
-        bool taken = false;
-        if (primitive_ == Primitive::fenced) {
-            const auto token = static_cast<FencedLock&>(*lock_held).try_lock_and_get_token(wait, held_for);
-            taken = token.has_value();
-            if (token) own_token_ = *token;
-        } else {
-            taken = held.try_lock_for(wait, held_for);
-        }
-        if (!taken) {
-            log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
-            return false;
-        }
-    } catch (const ConnectionError& e) {
-        log_own(Op::acquire, Phase::unknown, lock, -1, e.what());
-        return false;
-    } catch (const std::exception& e) {
-        log_own(Op::acquire, Phase::fail, lock, -1, e.what());
-        return false;
-    }
-    log_own(Op::acquire, Phase::ok, lock);
+    if (!take_own(hold, lock, lease_ * 60)) return false;
     // Until a worker has been waiting for a fifth of a lease (asleep on its
     // subscription by then), and a lease more for others to join it.
     const Nanos give_up = now_ns() + 6 * to_ns(lease_);
@@ -206,24 +242,7 @@ bool NemesisRunner::kill_primary_under_waiters() {
         promoted = now_ns();
     }
     const int still = waiters_on(lock, start);
-    log_own(Op::release, Phase::invoke, lock);
-    bool released_ok = false;
-    try {
-        held.release();
-        released_ok = true;
-        std::int64_t left = -1;
-        std::string probe_error;
-        try {
-            left = held.hold_count();
-        } catch (const std::exception& e) {
-            probe_error = std::string("hold count probe failed: ") + e.what();
-        }
-        log_own(Op::release, Phase::ok, lock, left, probe_error);
-    } catch (const ConnectionError& e) {
-        log_own(Op::release, Phase::unknown, lock, -1, e.what());
-    } catch (const std::exception& e) {
-        log_own(Op::release, Phase::fail, lock, -1, e.what());
-    }
+    const bool released_ok = release_own(hold, lock);
     if (asleep == 0) return false;  // nobody waited: an ordinary hold, no fault
     const Nanos released = now_ns();
     auto taken = [&] {

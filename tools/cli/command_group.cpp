@@ -27,7 +27,7 @@ namespace {
 // What the supervisor and the command tell holdfast through a pipe: one
 // write each, atomic (smaller than PIPE_BUF).
 struct Message {
-    enum Kind : int { started, fork_failed, exec_failed, exited, stopped } kind;
+    enum Kind : int { started, signalfd_failed, fork_failed, exec_failed, exited, stopped } kind;
     int value;  // started: the command's pid; *_failed: errno; exited: its status as a shell reports it
 };
 
@@ -172,8 +172,12 @@ bool holdfast_gone(int release) {
     sigaddset(&blocked, SIGPIPE);
     ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
     const int child_events = ::signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (child_events < 0) {
+        send(plan.spawned, {Message::signalfd_failed, errno});
+        ::_exit(0);
+    }
     const pid_t supervisor = ::getpid();
-    const pid_t command = child_events < 0 ? -1 : ::fork();
+    const pid_t command = ::fork();
     if (command == 0) exec_command(plan, supervisor);
     if (command < 0) {
         send(plan.spawned, {Message::fork_failed, errno});
@@ -243,18 +247,22 @@ CommandGroup CommandGroup::spawn(const std::vector<std::string>& argv, const sig
 
     // Until both ends are closed: the supervisor's after `started`, the command's by exec.
     pid_t command = -1;
-    int exec_error = 0, supervisor_fork_error = 0;
+    int exec_error = 0, supervisor_error = 0;
+    const char* supervisor_call = "";  // what failed in the supervisor, as errno names it
     for (Message message{}; receive(spawned.read, message);) {
         if (message.kind == Message::started) command = message.value;
         if (message.kind == Message::exec_failed) exec_error = message.value;
-        if (message.kind == Message::fork_failed) supervisor_fork_error = message.value;
+        if (message.kind == Message::fork_failed || message.kind == Message::signalfd_failed) {
+            supervisor_error = message.value;
+            supervisor_call = message.kind == Message::fork_failed ? "fork" : "signalfd";
+        }
     }
     ::close(spawned.read);
     if (command < 0) {
         ::close(report.read);
         ::close(release.write);
         reap(supervisor);
-        if (supervisor_fork_error != 0) throw std::system_error(supervisor_fork_error, std::generic_category(), "fork");
+        if (supervisor_error != 0) throw std::system_error(supervisor_error, std::generic_category(), supervisor_call);
         throw std::runtime_error("the command's supervisor process died before starting it");
     }
     const int terminal = plan.terminal >= 0 && ::tcgetpgrp(plan.terminal) == command ? plan.terminal : -1;
