@@ -78,13 +78,8 @@ void LockAccess::acquire(Lock& lock, std::string owner, std::optional<Duration> 
     detail::AcquireSpec spec;
     spec.hold = kind->hold_id(name, std::move(owner));
     spec.request = kind->acquire(core, name, spec.hold.owner, ttl, wait && *wait == Duration::zero());
-    spec.request.attempt = [&core, kind, attempt = std::move(spec.request.attempt)](
-                               const detail::HoldId& hold, std::function<void(Attempt)> report) {
-        // The hold outlives the reply: the report keeps its operation.
-        attempt(hold, [&core, kind, &hold, report = std::move(report)](Attempt result) {
-            if (result.outcome != Attempt::Outcome::refused || result.ttl != -1) return report(std::move(result));
-            refused_without_ttl(core, *kind, hold.key, std::move(report));
-        });
+    spec.request.verify_no_ttl = [&core, kind](const detail::HoldId& hold, std::function<void(Attempt)> report) {
+        refused_without_ttl(core, *kind, hold.key, std::move(report));
     };
     spec.request.deadline = detail::deadline_after(wait);
     spec.request.stop = std::move(stop);

@@ -86,7 +86,7 @@ void AcquireOperation::perform(const Action& action) {
         case Action::Kind::send_attempt:
             if (request_.sent_at) *request_.sent_at = Clock::now();
             return request_.attempt(hold_, [self = shared_from_this()](Attempt result) {
-                self->run(self->machine_->attempt_replied(result, Clock::now()));
+                self->attempt_replied(std::move(result));
             });
         case Action::Kind::subscribe: count_waiting(); return join();
         case Action::Kind::unsubscribe: return leave_queue();
@@ -132,6 +132,16 @@ void AcquireOperation::arm(Clock::time_point at) {
 void AcquireOperation::on_alarm(Clock::time_point now) {
     if (machine_->state() == AcquireMachine::State::leaving) return run(machine_->overdue(now));
     run(machine_->timer_fired(now));
+}
+
+// A refusal without a TTL is verified first where the primitive asks (a lock:
+// is the key a lock at all?), its finding what the machine is told.
+void AcquireOperation::attempt_replied(Attempt result) {
+    if (result.outcome == Attempt::Outcome::refused && result.ttl == -1 && request_.verify_no_ttl)
+        return request_.verify_no_ttl(hold_, [self = shared_from_this()](Attempt found) {
+            self->run(self->machine_->attempt_replied(found, Clock::now()));
+        });
+    run(machine_->attempt_replied(result, Clock::now()));
 }
 
 void AcquireOperation::replicas_answered(Failure refusal, bool answered) {

@@ -69,6 +69,10 @@ struct AcquireRequest {
     /// the loop thread. Every step gets the operation's hold, kept as long as
     /// the operation: a step need not copy its names.
     std::function<void(const HoldId& hold, std::function<void(Attempt)> report)> attempt;
+    /// Set: a refusal without a TTL (-1) is checked by this step before the
+    /// machine sees it, with the hold, reporting what it found instead (a key
+    /// that is no lock fails the wait rather than keeping it asleep for ever).
+    std::function<void(const HoldId& hold, std::function<void(Attempt)> report)> verify_no_ttl;
     /// nullopt: wait as long as it takes. A deadline already past: one attempt.
     std::optional<std::chrono::steady_clock::time_point> deadline;
     Wakes wakes = redisson_lock_wakes;

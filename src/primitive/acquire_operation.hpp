@@ -66,6 +66,7 @@ protected:
 
 private:
     void run(const AcquireMachine::Actions& actions);
+    void attempt_replied(Attempt result);
     void perform(const AcquireMachine::Action& action);
     void join();
     void leave_queue();

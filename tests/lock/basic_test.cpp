@@ -176,5 +176,27 @@ TEST_F(LockBasics, AHashThatIsNotALockIsNamed) {
     EXPECT_EQ(raw->string({"HGET", "profile", "name"}), "ada");
 }
 
+// A refusal without a TTL is checked before a wait: a hash of something else
+// fails at once (a 30 s wait would otherwise sleep on a key nothing releases),
+// while a holder's count without a TTL stays a refusal.
+TEST_F(LockBasics, AWaitOnAHashWithoutATtlChecksItIsALock) {
+    Client client(config());
+    raw->command({"HSET", "profile", "name", "ada"});
+    Lock profile(client, "profile");
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        profile.try_lock_for(std::chrono::seconds(30));
+        FAIL() << "waited on a profile hash as a lock";
+    } catch (const WrongTypeError& e) {
+        EXPECT_NE(std::string(e.what()).find("'profile'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("not a lock"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20)) << "slept on it";
+    raw->command({"HSET", "kept", "someone:1", "1"});  // a hold whose TTL a hand removed
+    Lock kept(client, "kept");
+    EXPECT_FALSE(kept.try_lock_for(std::chrono::milliseconds(200)));
+    EXPECT_EQ(raw->string({"HGET", "kept", "someone:1"}), "1");
+}
+
 }  // namespace
 }  // namespace holdfast::testing
