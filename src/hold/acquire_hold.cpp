@@ -47,7 +47,7 @@ public:
 
 private:
     void confirm() override;
-    void record(std::int64_t token) override;
+    void record() override;
     void ended(Failure error, bool acquired, std::int64_t token) override;
 
     ClientCore& core_;
@@ -69,7 +69,7 @@ void Acquiring::confirm() {
 }
 
 // Recorded before the caller learns it holds it, so renewal never lags.
-void Acquiring::record(std::int64_t) {
+void Acquiring::record() {
     if (keeping.ledger) core_.holds.taken(hold.key, hold.counted_as());
     if (keeping.watched) core_.watchdog.track(keeping.renew, hold.kind, hold.key, hold.counted_as(), sent, keeping.ttl);
 }

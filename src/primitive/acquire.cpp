@@ -100,7 +100,7 @@ void AcquireOperation::perform(const Action& action) {
         case Action::Kind::give_up: return leave(request_.give_up);
         case Action::Kind::give_back: return action.background ? give_back_unawaited() : leave(request_.give_back);
         case Action::Kind::confirm: return confirm();
-        case Action::Kind::record: return record(machine_->outcome().token);
+        case Action::Kind::record: return record();
         case Action::Kind::complete: return complete();
     }
 }

@@ -56,9 +56,8 @@ protected:
     virtual void confirm() {}
     /// `refusal` null: confirmed. `answered`: the WAIT got a reply.
     void replicas_answered(Failure refusal, bool answered);
-    /// AcquireSteps::records: keep the hold taken (with its attempt's token) before
-    /// the caller is told.
-    virtual void record(std::int64_t /*token*/) {}
+    /// AcquireSteps::records: keep the hold taken before the caller is told.
+    virtual void record() {}
 
     /// The run ended: error set, or whether the primitive was acquired (with
     /// the attempt's token). On the loop thread, after the operation left its channel.

@@ -67,6 +67,7 @@ private:
     bool cluster_ready();
     bool kill_primary_under_waiters();
     void own_client();
+    bool own_call(Op op, int lock, const std::function<void()>& call);
     bool take_own(OwnHold& hold, int lock, Duration held_for);
     bool release_own(OwnHold& hold, int lock);
     int waiters_on(int lock, Nanos since_before);

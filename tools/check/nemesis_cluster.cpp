@@ -155,6 +155,21 @@ void NemesisRunner::own_client() {
     own_log_ = std::make_unique<HistoryWriter>(dir_ + "/worker-nemesis.log");
 }
 
+// One call on the nemesis's own hold: whether it returned. If it threw, its
+// end is recorded as a worker's would be: unknown after a lost connection,
+// else failed.
+bool NemesisRunner::own_call(Op op, int lock, const std::function<void()>& call) {
+    try {
+        call();
+        return true;
+    } catch (const ConnectionError& e) {
+        log_own(op, Phase::unknown, lock, -1, e.what());
+    } catch (const std::exception& e) {
+        log_own(op, Phase::fail, lock, -1, e.what());
+    }
+    return false;
+}
+
 // Takes `hold` of `lock` for `held_for`, as the histories record a worker's
 // acquire: whether it was taken.
 bool NemesisRunner::take_own(OwnHold& hold, int lock, Duration held_for) {
@@ -162,20 +177,14 @@ bool NemesisRunner::take_own(OwnHold& hold, int lock, Duration held_for) {
     own_token_ = -1;
     log_own(Op::acquire, Phase::invoke, lock, now_ns() + to_ns(held_for),
             client_->current_owner() + (primitive_ == Primitive::group ? std::string(values_note) + group_values : ""));
-    try {
-        const auto token = hold.try_take(lease_ * 4, held_for);  // a worker's section is at most 2 leases
-        if (!token) {
-            log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
-            return false;
-        }
-        own_token_ = *token;
-    } catch (const ConnectionError& e) {
-        log_own(Op::acquire, Phase::unknown, lock, -1, e.what());
-        return false;
-    } catch (const std::exception& e) {
-        log_own(Op::acquire, Phase::fail, lock, -1, e.what());
+    std::optional<std::int64_t> token;
+    // A worker's section is at most 2 leases.
+    if (!own_call(Op::acquire, lock, [&] { token = hold.try_take(lease_ * 4, held_for); })) return false;
+    if (!token) {
+        log_own(Op::acquire, Phase::fail, lock, -1, "timed out");
         return false;
     }
+    own_token_ = *token;
     log_own(Op::acquire, Phase::ok, lock);
     return true;
 }
@@ -183,15 +192,7 @@ bool NemesisRunner::take_own(OwnHold& hold, int lock, Duration held_for) {
 // Releases it, as a worker's release is recorded: whether it returned ok.
 bool NemesisRunner::release_own(OwnHold& hold, int lock) {
     log_own(Op::release, Phase::invoke, lock);
-    try {
-        hold.release();
-    } catch (const ConnectionError& e) {
-        log_own(Op::release, Phase::unknown, lock, -1, e.what());
-        return false;
-    } catch (const std::exception& e) {
-        log_own(Op::release, Phase::fail, lock, -1, e.what());
-        return false;
-    }
+    if (!own_call(Op::release, lock, [&] { hold.release(); })) return false;
     std::int64_t left = -1;
     std::string probe_error;
     try {

@@ -17,7 +17,6 @@ StallMonitor::~StallMonitor() { stop(); }
 std::vector<Stall> StallMonitor::stop() {
     stopping_.store(true);
     if (thread_.joinable()) thread_.join();
-    std::lock_guard lock(mutex_);
     return stalls_;
 }
 
@@ -27,10 +26,7 @@ void StallMonitor::watch() {
         ::nanosleep(&pause, nullptr);
         const Nanos after = now_ns();
         // The time lost: what the nap took beyond itself.
-        if (after - before - nap >= least_stall) {
-            std::lock_guard lock(mutex_);
-            stalls_.push_back({before + nap, after});
-        }
+        if (after - before - nap >= least_stall) stalls_.push_back({before + nap, after});
         before = after;
     }
 }

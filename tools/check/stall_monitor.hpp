@@ -6,7 +6,6 @@
 #pragma once
 
 #include <atomic>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,8 +31,7 @@ private:
     void watch();
 
     std::atomic<bool> stopping_{false};
-    std::mutex mutex_;
-    std::vector<Stall> stalls_;
+    std::vector<Stall> stalls_;  // the thread's alone until stop() joins it
     std::thread thread_;
 };
 
