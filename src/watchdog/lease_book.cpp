@@ -17,8 +17,8 @@ LeaseBook::Entry* LeaseBook::find(std::string_view key, std::string_view owner) 
 const LeaseBook::Entry* LeaseBook::find(std::string_view key, std::string_view owner) const {
     const auto holds = owners_.find(owner);
     if (holds == owners_.end()) return nullptr;
-    const auto it = holds->second.find(key);
-    return it == holds->second.end() ? nullptr : &it->second;
+    const auto it = holds->second.holds.find(key);
+    return it == holds->second.holds.end() ? nullptr : &it->second;
 }
 
 const LeaseBook::Entry* LeaseBook::watched(std::string_view key, std::string_view owner) const {
@@ -27,16 +27,31 @@ const LeaseBook::Entry* LeaseBook::watched(std::string_view key, std::string_vie
 }
 
 LeaseBook::Entry& LeaseBook::emplace(const std::string& key, const std::string& owner) {
-    return owners_.try_emplace(owner).first->second.try_emplace(key).first->second;
+    return owners_.try_emplace(owner).first->second.holds.try_emplace(key).first->second;
 }
 
 void LeaseBook::drop_if_unused(std::string_view key, std::string_view owner) {
     const auto holds = owners_.find(owner);
     if (holds == owners_.end()) return;
-    const auto it = holds->second.find(key);
-    if (it == holds->second.end() || it->second.watched || it->second.count > 0) return;
-    holds->second.erase(it);
-    if (holds->second.empty()) owners_.erase(holds);
+    const auto it = holds->second.holds.find(key);
+    if (it == holds->second.holds.end() || it->second.watched || it->second.count > 0) return;
+    holds->second.holds.erase(it);
+    if (holds->second.holds.empty()) keep_or_drop(holds);
+}
+
+// An owner that holds nothing now is kept while one of the last few to empty:
+// a thread that takes a lock again soon (the common case) then finds its
+// record, instead of allocating the owner's name and table again.
+void LeaseBook::keep_or_drop(Owners::iterator owner) {
+    if (owner->second.kept) return;
+    if (kept_empty_.size() == kept_empty_max) {
+        const auto oldest = owners_.find(kept_empty_.front());
+        kept_empty_.pop_front();
+        oldest->second.kept = false;
+        if (oldest->second.holds.empty()) owners_.erase(oldest);
+    }
+    owner->second.kept = true;
+    kept_empty_.push_back(owner->first);
 }
 
 void LeaseBook::unwatch(std::string_view key, std::string_view owner) {
@@ -141,8 +156,8 @@ bool LeaseBook::renews(const std::string& key, const std::string& owner) const {
 std::optional<LeaseBook::Clock::time_point> LeaseBook::next_wake() {
     std::optional<Clock::time_point> wake;
     bool renewing = false;
-    for (const auto& [owner, holds] : owners_)
-        for (const auto& [key, entry] : holds) {
+    for (const auto& [owner, record] : owners_)
+        for (const auto& [key, entry] : record.holds) {
             if (!entry.watched || entry.expired) continue;
             renewing = renewing || entry.renew;
             if (!wake || entry.deadline < *wake) wake = entry.deadline;
@@ -160,8 +175,8 @@ LeaseBook::Loss LeaseBook::lose(std::string_view key, std::string_view owner, En
 
 std::vector<LeaseBook::Loss> LeaseBook::expire(Clock::time_point now) {
     std::vector<Loss> lost;
-    for (auto& [owner, holds] : owners_)
-        for (auto& [key, entry] : holds)
+    for (auto& [owner, record] : owners_)
+        for (auto& [key, entry] : record.holds)
             if (entry.watched && !entry.expired && entry.deadline <= now)
                 lost.push_back(lose(key, owner, entry,
                                     "no renewal confirmed for a whole lease (the server unreachable, paused or "
@@ -172,8 +187,8 @@ std::vector<LeaseBook::Loss> LeaseBook::expire(Clock::time_point now) {
 std::vector<LeaseBook::Batch> LeaseBook::renewals(Clock::time_point now,
                                                   const std::function<std::size_t(const std::string&)>& shard_of) {
     std::map<std::pair<const Script*, std::size_t>, std::vector<Sent>> groups;
-    for (const auto& [owner, holds] : owners_)
-        for (const auto& [key, entry] : holds)
+    for (const auto& [owner, record] : owners_)
+        for (const auto& [key, entry] : record.holds)
             if (entry.watched && entry.renew && !entry.expired)
                 groups[{entry.renew, shard_of(key)}].push_back({{key, owner}, entry.generation});
     next_renewal_ = now + lease_ / 3;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -26,6 +27,8 @@ namespace holdfast::detail {
 class LeaseBook {
 public:
     using Clock = std::chrono::steady_clock;
+    /// Owners that last held nothing, kept for their next hold.
+    static constexpr std::size_t kept_empty_max = 64;
     using Id = std::pair<std::string, std::string>;  // key, owner
     /// A hold in a renewal, as it was when sent.
     struct Sent {
@@ -88,6 +91,9 @@ public:
                                                       Clock::time_point now) const;
     bool renews(const std::string& key, const std::string& owner) const;
     std::size_t tracked() const { return tracked_; }
+    /// Owners with a record: those holding something, and the last few to
+    /// hold nothing (kept for their next hold, at most kept_empty_max).
+    std::size_t owner_records() const { return owners_.size(); }
 
     /// When the timer must fire next: the next renewal or local deadline,
     /// whichever is first; nullopt when nothing waits (then not armed).
@@ -122,7 +128,11 @@ private:
         bool expired = false;  // the deadline passed: no longer renewed, kept until untracked
     };
     using Holds = std::unordered_map<std::string, Entry, NameHash, std::equal_to<>>;  // by key
-    using Owners = std::unordered_map<std::string, Holds, NameHash, std::equal_to<>>;  // each owner's name once
+    struct OwnerHolds {
+        Holds holds;
+        bool kept = false;  // listed in kept_empty_ (it may hold something again since)
+    };
+    using Owners = std::unordered_map<std::string, OwnerHolds, NameHash, std::equal_to<>>;  // each owner's name once
 
     Entry* find(std::string_view key, std::string_view owner);
     const Entry* find(std::string_view key, std::string_view owner) const;
@@ -132,11 +142,13 @@ private:
     void unwatch(std::string_view key, std::string_view owner);
     /// Drops the record if neither part is left.
     void drop_if_unused(std::string_view key, std::string_view owner);
+    void keep_or_drop(Owners::iterator owner);
     static Loss lose(std::string_view key, std::string_view owner, Entry& entry, std::string why);
 
     const std::chrono::milliseconds lease_;
     const std::size_t batch_size_;
     Owners owners_;
+    std::deque<std::string_view> kept_empty_;  // names in owners_, oldest first
     std::size_t tracked_ = 0;  // entries watched
     std::size_t counted_ = 0;  // entries with a count
     std::optional<Clock::time_point> armed_for_;     // when the timer fires; nullopt: not armed

@@ -200,5 +200,35 @@ TEST(LeaseBook, TheLedgerAndTheWatchdogKeepOneRecordEachPartEndingOnItsOwn) {
     EXPECT_FALSE(book.renews("a", "o"));
 }
 
+// A thread takes the same locks again and again: its record is kept while it
+// holds nothing (no allocation for the next hold), but only for the last
+// owners to empty, so a client of many owners does not keep them all.
+TEST(LeaseBook, OwnersThatHoldNothingAreKeptOnlyForTheLastFew) {
+    LeaseBook book(lease, 100);
+    for (int i = 0; i < 1000; ++i) {
+        const std::string owner = "owner-" + std::to_string(i);
+        book.taken("a", owner, t0);
+        book.given_back("a", owner, false, t0 + 1s);
+    }
+    EXPECT_EQ(book.owner_records(), LeaseBook::kept_empty_max);
+    EXPECT_EQ(book.counted(), 0u);
+    // A kept owner starts again from nothing; the others are gone, not stale.
+    book.taken("b", "owner-999", t0 + 2s);
+    EXPECT_EQ(book.known("b", "owner-999"), 1);
+    EXPECT_EQ(book.known("a", "owner-999"), 0);
+    EXPECT_EQ(book.known("a", "owner-0"), 0);
+    // One that holds something when its turn to go comes stays, holds and all.
+    for (int i = 0; i < 1000; ++i) {
+        const std::string owner = "later-" + std::to_string(i);
+        book.taken("a", owner, t0);
+        book.given_back("a", owner, false, t0 + 1s);
+    }
+    EXPECT_EQ(book.known("b", "owner-999"), 1);
+    EXPECT_EQ(book.owner_records(), LeaseBook::kept_empty_max + 1);
+    book.given_back("b", "owner-999", false, t0 + 3s);
+    EXPECT_EQ(book.counted(), 0u);
+    EXPECT_EQ(book.owner_records(), LeaseBook::kept_empty_max);
+}
+
 }  // namespace
 }  // namespace holdfast::detail
