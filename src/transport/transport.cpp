@@ -112,8 +112,9 @@ void Transport::eval(const Script& requested, std::span<const std::string_view> 
     // A copy of the request, needed only if the server lost the script (then
     // it is read back, as it is RESP too, and sent again as EVAL with the
     // body) or refused the trusted twin.
-    send_script(requested, script, std::make_shared<std::string>(encode_command(argv)), first_key,
-                std::move(handler));
+    auto request = std::make_shared<ScriptRequest>();
+    append_command(request->bytes, argv);
+    send_script(requested, script, std::move(request), first_key, std::move(handler));
 }
 
 namespace {
@@ -126,15 +127,15 @@ std::string_view routing_key(const Reply& request) {
 
 }  // namespace
 
-void Transport::send_script(const Script& requested, const Script& script, std::shared_ptr<std::string> evalsha,
+void Transport::send_script(const Script& requested, const Script& script, std::shared_ptr<ScriptRequest> evalsha,
                             std::string_view key, ReplyHandler handler) {
-    dispatch(key, *evalsha,
+    dispatch(key, evalsha->bytes,
              [this, &requested, &script, evalsha, handler = std::move(handler)](Failure error, Reply reply) mutable {
         if (!error && &script != &requested && reply.is_error_code("NOPERM"))
             return send_checked(requested, script, std::move(evalsha), std::move(handler));
         if (error || !reply.is_error_code("NOSCRIPT")) return handler(error, std::move(reply));
         ReplyReader reader;
-        reader.feed(evalsha->data(), evalsha->size());
+        reader.feed(evalsha->bytes.data(), evalsha->bytes.size());
         auto request = reader.next();
         std::vector<std::string_view> eval_form{"EVAL", script.body};
         for (std::size_t i = 2; i < request->elements.size(); ++i) eval_form.push_back(request->elements[i].str);
@@ -167,12 +168,12 @@ void Transport::send_script(const Script& requested, const Script& script, std::
 // (primitive/checked_calls.lua.part), so a refusal changed nothing; the
 // checked script refuses before it writes, naming the command and its
 // channel or key.
-void Transport::send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,
+void Transport::send_checked(const Script& requested, const Script& twin, std::shared_ptr<ScriptRequest> evalsha,
                              ReplyHandler handler) {
     const std::string_view sha1 = twin.sha1;
-    evalsha->replace(evalsha->find(sha1), sha1.size(), requested.sha1);
+    evalsha->bytes.replace(evalsha->bytes.find(sha1), sha1.size(), requested.sha1);
     ReplyReader reader;
-    reader.feed(evalsha->data(), evalsha->size());
+    reader.feed(evalsha->bytes.data(), evalsha->bytes.size());
     const std::string key(routing_key(*reader.next()));
     send_script(requested, requested, std::move(evalsha), key, std::move(handler));
 }

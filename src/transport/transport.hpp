@@ -22,6 +22,8 @@
 
 namespace holdfast::detail {
 
+struct ScriptRequest;  // transport/command.hpp
+
 /// Thread safety: execute() and eval() may be called from any thread; their
 /// handlers run on the event loop thread. subscriber() and run_on_loop()'s
 /// function belong to the event loop thread.
@@ -135,9 +137,9 @@ private:
     Connection& writer_of(std::string_view key) { return router_->connection_for(key); }
     /// Sends the EVALSHA request `evalsha` of `script` (`requested` or its
     /// trusted twin): on NOSCRIPT as EVAL; a twin refused by the ACL, as `requested`.
-    void send_script(const Script& requested, const Script& script, std::shared_ptr<std::string> evalsha,
+    void send_script(const Script& requested, const Script& script, std::shared_ptr<ScriptRequest> evalsha,
                      std::string_view key, ReplyHandler handler);
-    void send_checked(const Script& requested, const Script& twin, std::shared_ptr<std::string> evalsha,
+    void send_checked(const Script& requested, const Script& twin, std::shared_ptr<ScriptRequest> evalsha,
                       ReplyHandler handler);
 
     Config config_;
