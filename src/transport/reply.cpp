@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "common/quoted.hpp"
 #include "errors/acl_refusal.hpp"
 
 namespace holdfast::detail {
@@ -85,9 +86,10 @@ std::string Reply::describe() const {
     switch (type) {
         case Type::nil: return "(nil)";
         case Type::integer: return std::to_string(integer);
-        case Type::string: return '"' + str + '"';
-        case Type::status: return str;
-        case Type::error: return "(error) " + str;
+        // A server's bytes, escaped and cut: one printable line whatever it sent.
+        case Type::string: return '"' + printable(str) + '"';
+        case Type::status: return printable(str);
+        case Type::error: return "(error) " + printable(str);
         case Type::array: {
             std::string out = "[";
             for (std::size_t i = 0; i < elements.size(); ++i) {

@@ -30,7 +30,8 @@ struct Reply {
     /// NOPERM also for an ERR telling of an ACL refusal inside a script, in
     /// every server's wording (errors/acl_refusal.hpp).
     std::string_view code() const;
-    /// A one-line rendering for error messages and the CLI.
+    /// A one-line rendering for error messages: strings escaped and cut as
+    /// common/quoted.hpp shows names, whatever bytes the server sent.
     std::string describe() const;
 };
 

@@ -1,6 +1,7 @@
-// Bad-input catalog, the command line: missing arguments, unknown commands
-// and options, bad durations, names and URLs (exit 2); servers it cannot use
-// (exit 69); keys that are not locks (exit 1). Each exit comes with one
+// Bad-input catalog, the command line: servers it cannot use (exit 69); keys
+// that are not locks (exit 1); the longest durations and counts; (missing
+// arguments, unknown commands and options, bad durations, names and URLs,
+// exit 2, need no server: tests/cli/usage_test.cpp). Each exit comes with one
 // "holdfast: " line naming what was wrong, and leaves no key behind.
 #include "bad_inputs/bad_inputs.hpp"
 #include "cli/cli_process.hpp"
@@ -25,51 +26,6 @@ protected:
     void expect_no_keys() { EXPECT_EQ(raw->integer({"DBSIZE"}), 0); }
 };
 
-TEST_F(BadInputsCli, MissingArgumentsExit2) {
-    const std::pair<Args, std::string> cases[] = {
-        {{}, "A subcommand is required"},
-        {{"run"}, "NAME is required"},
-        {{"run", "job", "-c"}, "--command"},
-        {{"status"}, "NAME is required"},
-        {{"unlock", "--force"}, "NAME is required"},
-        {{"run", "--wait"}, "--wait"},
-    };
-    for (const auto& [args, why] : cases) expect_failure(holdfast(args), 2, {why, "--help"});
-    expect_no_keys();
-}
-
-TEST_F(BadInputsCli, AnUnknownSubcommandOrOptionExits2) {
-    expect_failure(holdfast({"frobnicate", "job"}), 2, {"frobnicate"});
-    expect_failure(holdfast({"run", "--nope", "job", "--", "true"}), 2, {"--nope"});
-    expect_failure(holdfast({"status", "--force", "job"}), 2, {"--force"});
-    expect_no_keys();
-}
-
-TEST_F(BadInputsCli, BadDurationsExit2NamingTheValue) {
-    const std::pair<Args, std::vector<std::string>> cases[] = {
-        {{"--wait", "1.5q"}, {"bad duration '1.5q'", "unknown unit 'q'"}},
-        {{"--wait", "-1s"}, {"bad duration '-1s'", "does not start with a number"}},
-        {{"--wait", "abc"}, {"bad duration 'abc'"}},
-        {{"--wait", ""}, {"bad duration ''"}},
-        {{"--wait", "1..2s"}, {"bad duration '1..2s'", "malformed number"}},
-        {{"--wait", "1e3"}, {"bad duration '1e3'", "unknown unit 'e3'"}},
-        {{"--wait", "99999999999h"}, {"bad duration '99999999999h'", "too long"}},
-        {{"--lease", "0"}, {"'0' is not a lease"}},
-        {{"--lease", "0ms"}, {"'0ms' is not a lease"}},
-        {{"--lease", "999999999999999999999999s"}, {"too long"}},
-    };
-    for (const auto& [option, why] : cases) {
-        Args args{"run"};
-        args.insert(args.end(), option.begin(), option.end());
-        args.insert(args.end(), {"job", "--", "touch", path("ran")});
-        expect_failure(holdfast(args), 2, why);
-    }
-    expect_failure(holdfast({"--watchdog-timeout", "2ms", "status", "job"}), 2, {"'2ms' is below the minimum of 3ms"});
-    expect_failure(holdfast({"--watchdog-timeout", "100000000h", "status", "job"}), 2, {"too long"});
-    EXPECT_FALSE(fs::exists(path("ran")));
-    expect_no_keys();
-}
-
 // The longest wait and lease the CLI accepts work end to end (no overflow
 // inside the library).
 TEST_F(BadInputsCli, TheLongestWaitAndLeaseWork) {
@@ -80,22 +36,9 @@ TEST_F(BadInputsCli, TheLongestWaitAndLeaseWork) {
     expect_no_keys();
 }
 
-// A semaphore count is a decimal from 1 to INT64_MAX: one beyond is refused,
-// not turned into INT64_MAX, and 010 is ten, not eight.
-TEST_F(BadInputsCli, SemaphoreCountsBeyondInt64AreRefused) {
-    const std::pair<std::string, std::vector<std::string>> cases[] = {
-        {"9223372036854775808", {"--semaphore: '9223372036854775808' is beyond the largest count", "9223372036854775807"}},
-        {"99999999999999999999", {"beyond the largest count"}},
-        {"0", {"'0' is not a count of permits", "from 1 to 9223372036854775807"}},
-        {"-1", {"'-1' is not a count"}},
-        {"0x10", {"'0x10' is not a count"}},
-        {"1e3", {"'1e3' is not a count"}},
-        {"", {"'' is not a count"}},
-    };
-    for (const auto& [count, why] : cases)
-        expect_failure(holdfast({"run", "--semaphore", count, "pool", "--", "touch", path("ran")}), 2, why);
-    EXPECT_FALSE(fs::exists(path("ran")));
-    expect_no_keys();
+// A semaphore count is a decimal up to INT64_MAX, stored as such, and 010 is
+// ten, not eight (the counts refused: tests/cli/usage_test.cpp, no server).
+TEST_F(BadInputsCli, SemaphoreCountsReachInt64AndAreDecimal) {
     const std::string get = redis_cli("GET pool") + " > " + path("count");
     auto result = holdfast({"run", "--semaphore", "9223372036854775807", "pool", "--", "sh", "-c", get});
     ASSERT_EQ(result.status, 0) << result.err;
@@ -104,24 +47,6 @@ TEST_F(BadInputsCli, SemaphoreCountsBeyondInt64AreRefused) {
     result = holdfast({"run", "--semaphore", "010", "pool", "--", "sh", "-c", get});
     ASSERT_EQ(result.status, 0) << result.err;
     EXPECT_EQ(read_file(path("count")), "9\n");
-}
-
-TEST_F(BadInputsCli, AnEmptyNameExits2) {
-    for (const char* command : {"run", "status", "unlock"}) {
-        Args args{command, "--force", ""};
-        if (std::string(command) != "unlock") args = {command, ""};
-        if (std::string(command) == "run") args.insert(args.end(), {"--", "true"});
-        expect_failure(holdfast(args), 2, {"a lock name must not be empty"});
-    }
-    expect_no_keys();
-}
-
-TEST_F(BadInputsCli, BadUrlsExit2) {
-    expect_failure(bare({"--url", "nope://x", "status", "job"}), 2, {"bad Redis URI 'nope://x'", "unknown scheme"});
-    expect_failure(bare({"--url", "redis://h:99999", "status", "job"}), 2, {"'redis://h:99999'", "out of range"});
-    expect_failure(bare({"--url", "", "status", "job"}), 2, {"bad Redis URI ''"});
-    // TLS files are for a TLS URL.
-    expect_failure(bare({"--url", "redis://h", "--tls-ca", "/dev/null", "status", "job"}), 2, {"rediss://"});
 }
 
 TEST_F(BadInputsCli, AServerItCannotUseExits69NamingIt) {

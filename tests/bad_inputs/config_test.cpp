@@ -53,7 +53,25 @@ INSTANTIATE_TEST_SUITE_P(
                       BadUri{"redis://h?db=1", "unknown parameter 'db' (known: key_prefix, fair_lock_wait_timeout, nat_map, scan_interval)"},
                       BadUri{"redis://h?fair_lock_wait_timeout=5m", "fair_lock_wait_timeout '5m' is not a number"},
                       BadUri{"redis://h?nat_map=10.0.0.5:6379", "nat_map entry '10.0.0.5:6379' is not ANNOUNCED=REACHABLE"},
-                      BadUri{"redis://:pw@h?key_prefix=a@b", "escape it as %40"}),
+                      BadUri{"redis://:pw@h?key_prefix=a@b", "escape it as %40"},
+                      BadUri{"redis://h:", "port '' is not a number"}, BadUri{"redis://[::1]:0", "port 0"},
+                      BadUri{"redis://[]:1", "no host"},
+                      BadUri{"redis://h/2147483648", "database '2147483648' is out of range"},
+                      BadUri{"redis-sentinel://s1:99999#m", "port '99999' is out of range"},
+                      BadUri{"redis-sentinel://s1#m%zz", "bad %-escape"},
+                      BadUri{"redis://h?key_prefix=%zz", "bad %-escape"},
+                      BadUri{"redis://h?scan_interval=soon", "scan_interval 'soon' is not a number"},
+                      BadUri{"redis://h?fair_lock_wait_timeout=-5", "fair_lock_wait_timeout '-5' is negative"},
+                      BadUri{"redis://h?nat_map=", "nat_map entry '' is not ANNOUNCED=REACHABLE"},
+                      BadUri{"redis://h?nat_map=a:1=b:x", "port 'x' is not a number"},
+                      BadUri{"redis://h?nat_map=a=[::1", "unclosed '['"},
+                      BadUri{"redis://h?nat_map==b", "no host"},
+                      BadUri{"redis://h?nat_map=a=b,c", "nat_map entry 'c' is not ANNOUNCED=REACHABLE"},
+                      BadUri{"redis://h?sentinel_password=x", "unknown parameter 'sentinel_password'"},
+                      BadUri{"redis-sentinel://s1?x=1#m",
+                             "unknown parameter 'x' (known: sentinel_password, sentinel_username, key_prefix"},
+                      BadUri{"unix:///run/r.sock?x=1", "unknown parameter 'x' (known: db, password, username, key_prefix"},
+                      BadUri{"unix://:pw@relative.sock", "absolute"}),
     [](const auto& info) { return "uri" + std::to_string(info.index); });
 
 struct BadSetting {
@@ -111,7 +129,55 @@ INSTANTIATE_TEST_SUITE_P(
                    "must be > 0"},
         BadSetting{"sentinel_scan_interval", [](Config& c) { c.sentinel_scan_interval = milliseconds(0); },
                    "must be > 0"},
-        BadSetting{"nat_map", [](Config& c) { c.nat_map = {{{"", 0}, {"127.0.0.1", 0}}}; }, "has no host"}),
+        BadSetting{"nat_map", [](Config& c) { c.nat_map = {{{"", 0}, {"127.0.0.1", 0}}}; }, "has no host"},
+        BadSetting{"nat_map", [](Config& c) { c.nat_map = {{{"10.0.0.5", 0}, {"", 7000}}}; },
+                   "a mapping has no host (announced '10.0.0.5', reachable '')"},
+        BadSetting{"retry_interval_max", [](Config& c) { c.retry_interval_max = milliseconds(0); }, "must be > 0"},
+        BadSetting{"lock_watchdog_timeout", [](Config& c) { c.lock_watchdog_timeout = milliseconds(0); },
+                   "must be > 0"},
+        BadSetting{"replica_sync_timeout", [](Config& c) { c.replica_sync_timeout = milliseconds(0); }, "must be > 0"},
+        BadSetting{"replica_sync_timeout", [](Config& c) { c.replica_sync_timeout = milliseconds::max(); },
+                   "must be at most 3155695200000 ms (100 years), got"},
+        BadSetting{"fair_lock_wait_timeout", [](Config& c) { c.fair_lock_wait_timeout = milliseconds::max(); },
+                   "at most"},
+        BadSetting{"cluster_scan_interval", [](Config& c) { c.cluster_scan_interval = milliseconds(-5); },
+                   "must be > 0"},
+        BadSetting{"slow_acquire_threshold", [](Config& c) { c.slow_acquire_threshold = milliseconds(-1); },
+                   "must be >= 0"},
+        BadSetting{"client_name", [](Config& c) { c.client_name = "my app"; },
+                   "CLIENT SETNAME takes printable ASCII without spaces; got 'my app'"},
+        BadSetting{"client_name", [](Config& c) { c.client_name = "app\n"; }, "got 'app\\n'"},
+        BadSetting{"client_name", [](Config& c) { c.client_name = "caf\xc3\xa9"; }, "printable ASCII"},
+        BadSetting{"tls", [](Config& c) { c.tls.cert_file = "client.pem"; }, "give both cert_file and key_file"},
+        BadSetting{"tls", [](Config& c) { c.tls.key_file = "client.key"; }, "give both cert_file and key_file"},
+        BadSetting{"tls", [](Config& c) {
+                       c.unix_socket = "/run/redis.sock";
+                       c.tls.enabled = true;
+                   },
+                   "TLS over a Unix socket (unix_socket) is not supported"},
+        BadSetting{"servers", [](Config& c) {
+                       c.topology = Topology::sentinel;
+                       c.sentinel_master = "m";
+                   },
+                   "Topology::sentinel needs the sentinels' addresses"},
+        BadSetting{"sentinel_master", [](Config& c) {
+                       c.topology = Topology::sentinel;
+                       c.servers = {{"127.0.0.1", 26379}};
+                   },
+                   "Topology::sentinel needs the master's name"},
+        BadSetting{"servers", [](Config& c) { c.topology = Topology::cluster; },
+                   "Topology::cluster needs at least one seed node"},
+        BadSetting{"database", [](Config& c) {
+                       c.topology = Topology::cluster;
+                       c.servers = {{"127.0.0.1", 7000}};
+                       c.database = 1;
+                   },
+                   "a cluster has only database 0"},
+        BadSetting{"servers", [](Config& c) {
+                       c.topology = Topology::cluster;
+                       c.servers = {{"127.0.0.1", 7000}, {"127.0.0.1", 0}};
+                   },
+                   "a server has no host, or port 0"}),
     [](const auto& info) { return "setting" + std::to_string(info.index); });
 
 }  // namespace

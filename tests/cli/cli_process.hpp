@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,14 @@ inline char state_of(pid_t pid) {
     const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
     const auto close = stat.rfind(')');
     return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+/// A fresh directory for one test's files: holdfast's output, what its commands write.
+inline fs::path make_test_dir() {
+    std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        throw std::runtime_error("cannot make a directory like " + pattern + ": " + std::strerror(errno));
+    return pattern;
 }
 
 struct Finished {
@@ -143,9 +152,7 @@ class CliTest : public RedisTest {
 protected:
     void SetUp() override {
         RedisTest::SetUp();
-        std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir = pattern;
+        dir = make_test_dir();
     }
     void TearDown() override { fs::remove_all(dir); }
 

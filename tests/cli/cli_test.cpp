@@ -106,14 +106,6 @@ TEST_F(CliRun, SemaphoreLetsNCommandsInAndGivesThePermitsBack) {
     EXPECT_EQ(raw->string({"GET", "pool"}), "1");
 }
 
-TEST_F(CliUsage, LockKindsExcludeEachOther) {
-    EXPECT_EQ(holdfast({"run", "--fair", "--spin", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--fenced", "--fair", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--shared", "--exclusive", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--semaphore", "2", "--fair", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--semaphore", "0", "job", "--", "true"}).status, 2);
-}
-
 TEST_F(CliRun, LeaseOptionSetsAnUnrenewedLease) {
     const std::string script = redis_cli("PTTL job") + " > " + path("ttl");
     const auto result = holdfast({"--watchdog-timeout", "60s", "run", "--lease", "5s", "job", "--", "sh", "-c", script});
@@ -310,32 +302,6 @@ TEST_F(CliUnlock, ForceFreesEveryKindOfLock) {
     EXPECT_EQ(holdfast({"unlock", "--force", "queue"}).status, 0);
     ASSERT_EQ(waiter.wait_for(std::chrono::seconds(20)), std::future_status::ready);
     EXPECT_TRUE(waiter.get());
-}
-
-TEST_F(CliUsage, BadArgumentsExit2) {
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"run", "--wait", "1.5q", "job", "--", "true"},
-          {"run", "--wait", "-1s", "job", "--", "true"},
-          {"run", "--lease", "0", "job", "--", "true"},
-          {"run", "job", "sh", "-c", "true"},
-          {"--watchdog-timeout", "1ms", "status", "job"},
-          {"status", ""},
-          {}}) {
-        const auto result = holdfast(args);
-        EXPECT_EQ(result.status, 2) << ::testing::PrintToString(args) << ": " << result.err;
-        EXPECT_TRUE(result.err.starts_with("holdfast: ")) << result.err;
-    }
-    EXPECT_FALSE(raw->integer({"EXISTS", "job"}));
-
-    const auto bad_url = Cli({"--url", "nope://x", "status", "job"}, dir, {}).wait();
-    EXPECT_EQ(bad_url.status, 2);
-    EXPECT_NE(bad_url.err.find("bad Redis URI 'nope://x'"), std::string::npos) << bad_url.err;
-}
-
-TEST_F(CliUsage, HelpExits0) {
-    const auto result = holdfast({"run", "--help"});
-    EXPECT_EQ(result.status, 0);
-    EXPECT_NE(result.out.find("--wait"), std::string::npos) << result.out;
 }
 
 TEST_F(CliUsage, TakesTheServerFromRedisUrl) {

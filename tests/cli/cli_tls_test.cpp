@@ -8,11 +8,6 @@ namespace {
 
 class CliTls : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir = pattern;
-    }
     void TearDown() override { fs::remove_all(dir); }
 
     Finished holdfast(std::vector<std::string> args) { return Cli(args, dir, {}).wait(); }
@@ -20,7 +15,7 @@ protected:
     support::TestCerts certs;
     support::RedisServer server{support::TlsServer{certs.server_cert, certs.server_key, certs.ca}};
     support::SyncRedis raw{server.port()};
-    fs::path dir;
+    fs::path dir = make_test_dir();
 };
 
 TEST_F(CliTls, RunsWithTheCaGiven) {

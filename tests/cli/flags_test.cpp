@@ -26,9 +26,7 @@ TEST_F(CliFlags, TimeoutBoundsAServerThatDoesNotAnswer) {
 TEST(CliTlsServerName, ChoosesTheNameTheCertificateMustCarry) {
     support::TestCerts certs;
     support::RedisServer server{support::TlsServer{certs.server_cert, certs.server_key, certs.ca}};
-    std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    const fs::path dir = pattern;
+    const fs::path dir = make_test_dir();
     auto status_as = [&](const std::string& name) {
         return Cli({"--url", server.tls_url(), "--tls-ca", certs.ca, "--tls-server-name", name, "status", "job"}, dir, {})
             .wait();

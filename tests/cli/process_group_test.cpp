@@ -133,12 +133,5 @@ TEST_F(CliProcessGroup, SignalIsWhatHoldfastsDeathSends) {
     EXPECT_TRUE(eventually([&] { return read_file(path("got")) == "USR1\n"; }, 20s));
 }
 
-TEST_F(CliProcessGroup, BadSignalOrKillAfterExit2) {
-    EXPECT_EQ(holdfast({"run", "--signal", "NOPE", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--signal", "0", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(holdfast({"run", "--kill-after", "soon", "job", "--", "true"}).status, 2);
-    EXPECT_EQ(raw->integer({"EXISTS", "job"}), 0);
-}
-
 }  // namespace
 }  // namespace holdfast::testing

@@ -112,9 +112,7 @@ TEST(CliSentinelSecrets, TheSentinelsPasswordIsInTheUrl) {
     const std::string conf = "sentinel monitor guarded 127.0.0.1 " + std::to_string(master.port()) +
                              " 1\nsentinel auth-pass guarded masterpw\n";
     support::RedisServer sentinel({"--sentinel", "--requirepass", "sentpw"}, conf);
-    std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    const fs::path dir = pattern;
+    const fs::path dir = make_test_dir();
     const std::string sentinels = "127.0.0.1:" + std::to_string(sentinel.port());
 
     const auto held = Cli({"run", "job", "--", "redis-cli", "-p", std::to_string(master.port()), "-a", "masterpw",

@@ -10,6 +10,7 @@
 #include "holdfast/errors.hpp"
 #include "lock/kind.hpp"
 #include "rwlock/kind.hpp"
+#include "string_replies.hpp"
 
 namespace holdfast::detail {
 namespace {
@@ -17,16 +18,7 @@ namespace {
 using Role = LockField::Role;
 
 // HGETALL's flat reply: field, value, field, value...
-std::vector<Reply> hgetall(const std::vector<std::string>& flat) {
-    std::vector<Reply> reply;
-    for (const auto& s : flat) {
-        Reply element;
-        element.type = Reply::Type::string;
-        element.str = s;
-        reply.push_back(std::move(element));
-    }
-    return reply;
-}
+std::vector<Reply> hgetall(const std::vector<std::string>& flat) { return holdfast::testing::string_replies(flat); }
 
 using Owners = std::vector<std::pair<std::string, std::int64_t>>;
 

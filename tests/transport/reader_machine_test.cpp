@@ -19,6 +19,10 @@ bool is_message(const Reply& r) {
 const ReaderMachine::PushTest subscriber = is_message;
 const ReaderMachine::PushTest handshake;  // no push test: every reply answers a command
 
+// A reply as describe() shows it, but a string whole (describe() cuts a long
+// one): the tests check that every byte arrived.
+std::string rendered(const Reply& r) { return r.type == Reply::Type::string ? '"' + r.str + '"' : r.describe(); }
+
 // Every action until the machine asks to read, the replies rendered.
 std::vector<std::string> drain(ReaderMachine& reader, const ReaderMachine::PushTest& is_push) {
     std::vector<std::string> out;
@@ -26,8 +30,8 @@ std::vector<std::string> drain(ReaderMachine& reader, const ReaderMachine::PushT
         const auto action = reader.next(is_push);
         switch (action.kind) {
             case ReadKind::read: return out;
-            case ReadKind::push: out.push_back("push " + action.reply->describe()); break;
-            case ReadKind::answer: out.push_back("answer " + action.reply->describe()); break;
+            case ReadKind::push: out.push_back("push " + rendered(*action.reply)); break;
+            case ReadKind::answer: out.push_back("answer " + rendered(*action.reply)); break;
             case ReadKind::protocol_error: out.push_back("error " + action.error); return out;
         }
     }

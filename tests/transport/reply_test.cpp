@@ -105,5 +105,33 @@ TEST(EncodeCommand, KeepsBinaryArguments) {
     EXPECT_EQ(encode_command({"SET", std::string_view("k\0", 2), ""}), std::string("*3\r\n$3\r\nSET\r\n$2\r\nk\0\r\n$0\r\n\r\n", 27));
 }
 
+// describe(): the one-line form error messages show of a reply they did not expect.
+Reply read_one(const std::string& bytes) {
+    ReplyReader reader;
+    reader.feed(bytes.data(), bytes.size());
+    Reply* reply = reader.next();
+    EXPECT_TRUE(reply) << bytes;
+    return reply ? std::move(*reply) : Reply{};
+}
+
+TEST(ReplyDescribe, ShowsEachTypeAsRedisCliDoes) {
+    EXPECT_EQ(read_one("$-1\r\n").describe(), "(nil)");
+    EXPECT_EQ(read_one(":-7\r\n").describe(), "-7");
+    EXPECT_EQ(read_one("$2\r\nok\r\n").describe(), "\"ok\"");
+    EXPECT_EQ(read_one("+QUEUED\r\n").describe(), "QUEUED");
+    EXPECT_EQ(read_one("-ERR no\r\n").describe(), "(error) ERR no");
+    EXPECT_EQ(read_one("*0\r\n").describe(), "[]");
+    EXPECT_EQ(read_one("*3\r\n:1\r\n*2\r\n$1\r\na\r\n$-1\r\n+OK\r\n").describe(), "[1, [\"a\", (nil)], OK]");
+}
+
+// A server's bytes may be anything: the line stays one line, printable and short
+// (common/quoted.hpp), as every name in a message does.
+TEST(ReplyDescribe, EscapesAndCutsWhatTheServerSent) {
+    EXPECT_EQ(read_one(std::string("$5\r\na\nb\0\xff\r\n", 11)).describe(), "\"a\\nb\\x00\\xff\"");
+    EXPECT_EQ(read_one("-ERR bad\r\x1b[2J\r\n").describe(), "(error) ERR bad\\r\\x1b[2J");
+    const Reply huge = read_one("$1000\r\n" + std::string(1000, 'x') + "\r\n");
+    EXPECT_EQ(huge.describe(), "\"" + std::string(128, 'x') + "... (1000 bytes)\"");
+}
+
 }  // namespace
 }  // namespace holdfast::detail
