@@ -203,7 +203,9 @@ void AcquireOperation::complete() {
     ended(outcome.error, outcome.acquired, outcome.token);
 }
 
+// Names what the caller waited for: its lock (an operation of no hold, the channel).
 Failure AcquireOperation::closing_error() const {
+    if (!hold_.key.empty()) return client_closed("; stopped waiting for " + hold_.subject());
     return client_closed("; stopped waiting" +
                          (request_.channel.empty() ? std::string() : " on " + quoted(request_.channel)));
 }

@@ -74,6 +74,7 @@ TEST_P(Shutdown, DestroyingTheClientFailsItsWaiterAtOnce) {
     EXPECT_LT(std::chrono::steady_clock::now() - closing, 5s);
     const std::string why = waiter.get();
     EXPECT_NE(why.find("shutting down"), std::string::npos) << why;
+    EXPECT_NE(why.find("'door'"), std::string::npos) << "names what it waited for: " << why;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKind, Shutdown, ::testing::ValuesIn(kinds),
