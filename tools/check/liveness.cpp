@@ -169,7 +169,9 @@ void check_wakeups(const RunFacts& facts, const Model& m, RunResult& r) {
 
 // Permits of a semaphore that may be gone for good by `t`: one per holder
 // killed, per acquire or release of unknown outcome (a permit taken or kept
-// unseen), and all of them after a restart that lost the count.
+// unseen), and all of them after a restart that lost the count; a plain
+// semaphore's, also one per release refused (its permit stays taken: no
+// owner, no lease), as the sweep counts them (check_counted_permits).
 std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock, Nanos t) {
     std::int64_t lost = 0;
     for (const Fault& f : m.faults) {
@@ -178,7 +180,11 @@ std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock,
         if (f.kind == Nemesis::kill_holder && f.lock == lock) ++lost;
     }
     for (const Attempt& a : m.attempts[lock]) lost += a.done < t && a.outcome == Phase::unknown;
-    for (const Hold& h : m.holds[lock]) lost += h.released < t && h.release == Phase::unknown;
+    for (const Hold& h : m.holds[lock]) {
+        lost += h.released < t && h.release == Phase::unknown;
+        lost += facts.primitive == Primitive::semaphore && h.released < t && h.release == Phase::fail &&
+                !h.unconfirmed();
+    }
     return lost;
 }
 
