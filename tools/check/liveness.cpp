@@ -182,8 +182,8 @@ std::int64_t permits_maybe_lost(const RunFacts& facts, const Model& m, int lock,
     for (const Attempt& a : m.attempts[lock]) lost += a.done < t && a.outcome == Phase::unknown;
     for (const Hold& h : m.holds[lock]) {
         lost += h.released < t && h.release == Phase::unknown;
-        lost += facts.primitive == Primitive::semaphore && h.released < t && h.release == Phase::fail &&
-                !h.unconfirmed();
+        // From the release's call on: its hold's end may open the window, the refusal coming after.
+        lost += facts.primitive == Primitive::semaphore && h.end <= t && h.refused();
     }
     return lost;
 }
