@@ -468,15 +468,14 @@ TEST_F(ClusterTest, WatchdogRenewsOnEveryMaster) {
 }
 
 TEST_F(ClusterTest, CliRunsOnACluster) {
-    std::string pattern = (fs::temp_directory_path() / "holdfast-cli-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    const fs::path dir = make_test_dir();
     const std::string url = "redis-cluster://127.0.0.1:" + std::to_string(cluster->port(1));
     const std::string name = name_on(2, "cli-");
-    Cli cli({"run", "--url", url, name, "--", "true"}, pattern, {});
+    Cli cli({"run", "--url", url, name, "--", "true"}, dir, {});
     const Finished done = cli.wait();
     EXPECT_EQ(done.status, 0) << done.err;
     EXPECT_EQ(on(2, {"EXISTS", name}), 0);
-    fs::remove_all(pattern);
+    fs::remove_all(dir);
 }
 
 // Names whose braces would scatter a primitive's keys and channel over
